@@ -1,0 +1,25 @@
+# memproxy: OpenAI-compatible memory-managing proxy.
+# docker run -p 8400:8400 -v $PWD/config.yaml:/config/config.yaml:ro -v memproxy-data:/data memproxy
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    LITELLM_LOCAL_MODEL_COST_MAP=True \
+    MEMPROXY_CONFIG=/config/config.yaml \
+    MEMPROXY_DATABASE_URL=sqlite+aiosqlite:////data/memproxy.db
+
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY proxy ./proxy
+COPY policies ./policies
+RUN pip install --no-cache-dir . \
+    && useradd --create-home --uid 10001 memproxy \
+    && mkdir -p /data /config \
+    && chown memproxy:memproxy /data
+
+USER memproxy
+EXPOSE 8400
+VOLUME ["/data"]
+HEALTHCHECK --interval=30s --timeout=3s CMD ["python", "-c", "import urllib.request,sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8400/health').status == 200 else 1)"]
+ENTRYPOINT ["memproxy", "serve", "--host", "0.0.0.0", "--port", "8400"]

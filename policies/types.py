@@ -1,0 +1,173 @@
+"""Plain data shared by every policy.
+
+Policies are pure functions over these dataclasses: they never see HTTP, the
+database or litellm. The proxy converts its rows and requests into these types
+and persists what the policies return.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "developer", "user", "assistant", "tool"]
+ItemType = Literal[
+    "directive", "constraint", "fact", "preference", "entity", "goal", "state", "inferred"
+]
+ItemStatus = Literal["active", "pending", "superseded", "revoked", "expired", "archived"]
+ItemSource = Literal["user", "assistant", "tool"]
+Operation = Literal["add", "update", "revoke", "confirm", "irrelevant"]
+Decision = Literal["kept", "compressed", "dropped", "recalled", "replayed", "mandatory"]
+
+# Counts the tokens of one text; injected so policies stay tokenizer-agnostic.
+TokenCounter = Callable[[str], int]
+
+# Tokens a chat message costs beyond its content (role, separators): OpenAI's
+# documented ~4, also what the evaluation uses.
+MESSAGE_OVERHEAD_TOKENS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One message of a conversation, as the client sent it.
+
+    `raw` is the client's message dict, untouched, so that a kept turn is
+    forwarded byte-identical; `text` is its plain text (content parts joined,
+    tool-call arguments included) for extraction, search and counting.
+    """
+
+    ordinal: int
+    role: str
+    text: str
+    raw: dict[str, Any]
+    tokens: int
+    tool_call_ids: tuple[str, ...] = ()
+    tool_call_id: str | None = None
+
+
+@dataclass(slots=True)
+class ItemVersion:
+    """One past state of a memory item (kept for history and for rollback)."""
+
+    ordinal: int  # message ordinal that caused this change
+    status: ItemStatus
+    value: str
+    note: str = ""
+
+
+@dataclass(slots=True)
+class MemoryItem:
+    """A unit of structured working memory.
+
+    `value` is verbatim text from the source message (never paraphrased), so
+    negations, numbers, dates and IDs survive. `slot` groups values that
+    replace one another ("budget", "deadline", ...).
+    """
+
+    id: str
+    type: ItemType
+    slot: str
+    value: str
+    source: ItemSource
+    source_ordinal: int
+    importance: float = 0.5
+    status: ItemStatus = "active"
+    superseded_by: str | None = None
+    replaces: str | None = None  # short text of the value it superseded, if any
+    pinned: bool = False
+    exposure: int = 0
+    last_used_ordinal: int = -1
+    versions: list[ItemVersion] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Add:
+    item: MemoryItem
+
+
+@dataclass(frozen=True, slots=True)
+class Supersede:
+    """`old_id` is replaced by `item` (user correction or newer fact)."""
+
+    old_id: str
+    item: MemoryItem
+
+
+@dataclass(frozen=True, slots=True)
+class Revoke:
+    old_id: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Confirm:
+    item_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """The input seems to contradict `old_id` without clearly replacing it:
+    both stay, `old_id` becomes pending confirmation, and `note` is replayed."""
+
+    old_id: str
+    item: MemoryItem
+    note: str
+
+
+MemoryOp = Add | Supersede | Revoke | Confirm | Conflict
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """What one incoming message does to working memory."""
+
+    operation: Operation
+    ops: tuple[MemoryOp, ...] = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionContext:
+    """What an extractor may know besides the message itself."""
+
+    system_prompt: str
+    items: tuple[MemoryItem, ...]  # the session's current items (all statuses)
+    user_turn_index: int  # 0 for the first user message of the session
+    new_id: Callable[[], str]  # id factory for new items
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One thing considered for the forwarded context, and what happened to it."""
+
+    kind: str  # "turn" | "item" | "summary" | "replay" | "conflict"
+    ref: str  # turn ordinal or item id
+    tokens: int
+    score: float
+    decision: Decision
+    reason: str
+    section: str = ""
+
+
+@dataclass(slots=True)
+class Section:
+    name: str
+    tokens: int = 0
+    count: int = 0
+
+
+@dataclass(slots=True)
+class AssembledContext:
+    """The messages to forward and the account of how they were chosen."""
+
+    messages: list[dict[str, Any]]
+    tokens: int
+    budget: int
+    sections: list[Section] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    # True when the mandatory part alone exceeds the budget.
+    over_budget: bool = False
+    # True when the client's messages were forwarded unchanged.
+    passthrough: bool = False
+    used_item_ids: tuple[str, ...] = ()

@@ -1,0 +1,64 @@
+"""`create_app(settings)`: everything is built here, in the lifespan; nothing at import."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from policies.registry import Policies
+from proxy.auth import Authenticator
+from proxy.config import ConfigError, Settings, load_settings
+from proxy.errors import install_error_handlers
+from proxy.pipeline import Pipeline
+from proxy.request_log import RequestLog
+from proxy.routes import router
+from proxy.services import Services
+from proxy.store.repo import Store
+from proxy.upstream import Upstream
+
+
+def create_app(settings: Settings) -> FastAPI:
+    try:
+        policies = Policies.from_settings(settings.memory.policy, settings.memory.policy_params)
+    except ValueError as exc:
+        raise ConfigError(f"invalid config: {exc}") from None
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store = await Store.open(settings.memory.database_url)
+        upstream = Upstream(settings)
+        upstream.load()
+        secrets = [*settings.server.api_keys, settings.server.admin_key or ""]
+        request_log = RequestLog(
+            store,
+            store_content=settings.log.store_content,
+            secrets=[s for s in secrets if s] + upstream.secrets,
+        )
+        request_log.start()
+        pipeline = Pipeline(settings, store, upstream, policies, request_log)
+        app.state.services = Services(
+            settings=settings,
+            auth=Authenticator(settings.server.api_keys, settings.server.admin_key),
+            store=store,
+            upstream=upstream,
+            pipeline=pipeline,
+            request_log=request_log,
+        )
+        try:
+            yield
+        finally:
+            await pipeline.aclose()
+            await request_log.close()
+            await store.close()
+
+    app = FastAPI(title="memproxy", version="0.1.0", lifespan=lifespan)
+    install_error_handlers(app)
+    app.include_router(router)
+    return app
+
+
+def create_app_from_env() -> FastAPI:
+    """Factory for `uvicorn --factory` / `--workers N`: config from $MEMPROXY_CONFIG."""
+    return create_app(load_settings())

@@ -1,0 +1,170 @@
+"""`memproxy serve | eval | logs | inspect ID | bench`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from proxy.config import ConfigError, Settings, load_settings
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8400
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _load(path: str | None) -> Settings:
+    try:
+        return load_settings(path)
+    except ConfigError as exc:
+        print(f"memproxy: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    settings = _load(args.config)
+    if not settings.server.api_keys and not _is_loopback(args.host) and not args.insecure:
+        print(
+            f"memproxy: refusing to listen on {args.host} with no server.api_keys configured: "
+            "anyone who can reach it could use your provider keys. Configure server.api_keys, "
+            "bind to 127.0.0.1, or pass --insecure.",
+            file=sys.stderr,
+        )
+        return 2
+    if args.workers > 1 and settings.memory.database_url.startswith("sqlite"):
+        print(
+            "memproxy: --workers > 1 needs a shared database (PostgreSQL): per-session ordering "
+            "lives in each process. Use one worker with SQLite.",
+            file=sys.stderr,
+        )
+        return 2
+    import uvicorn
+
+    from proxy.app import create_app
+
+    try:
+        app = create_app(settings)
+    except (ConfigError, ValueError) as exc:
+        print(f"memproxy: {exc}", file=sys.stderr)
+        return 2
+    if args.workers > 1:
+        if args.config:
+            os.environ["MEMPROXY_CONFIG"] = str(Path(args.config).resolve())
+        uvicorn.run(
+            "proxy.app:create_app_from_env",
+            factory=True,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            log_level=args.log_level,
+        )
+        return 0
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from proxy.evaluation import format_table, run_eval
+
+    report = asyncio.run(
+        run_eval(Path(args.scenarios), mode=args.mode, policy=args.policy, progress=not args.json)
+    )
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        print(format_table(report))
+    return 0
+
+
+def cmd_logs(args: argparse.Namespace) -> int:
+    from proxy.inspect_cli import show_logs
+
+    settings = _load(args.config)
+    return asyncio.run(show_logs(settings, args))
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from proxy.inspect_cli import show_request
+
+    settings = _load(args.config)
+    return asyncio.run(show_request(settings, args.request_id))
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    root = Path(__file__).resolve().parent.parent / "bench"
+    script = root / f"{args.name}.py"
+    if not script.exists():
+        names = sorted(p.stem for p in root.glob("*.py")) if root.is_dir() else []
+        print(
+            f"memproxy: no bench script {args.name!r}; available: {', '.join(names)}",
+            file=sys.stderr,
+        )
+        return 2
+    return subprocess.call([sys.executable, str(script), *args.rest])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memproxy", description="OpenAI-compatible proxy that manages conversation memory"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the proxy")
+    serve.add_argument("--config", default=None, help="config.yaml (default: $MEMPROXY_CONFIG)")
+    serve.add_argument("--host", default=DEFAULT_HOST)
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
+    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument(
+        "--insecure", action="store_true", help="allow a non-loopback host without server.api_keys"
+    )
+    serve.add_argument("--log-level", default="info")
+    serve.set_defaults(func=cmd_serve)
+
+    ev = sub.add_parser("eval", help="replay memory scenarios through a local proxy and score")
+    ev.add_argument("--scenarios", required=True, help="directory of scenario JSON files")
+    ev.add_argument("--mode", default="managed", choices=["managed", "raw"])
+    ev.add_argument("--policy", default=None, help="preset: raw | window | summary_buffer | full")
+    ev.add_argument("--json", action="store_true")
+    ev.set_defaults(func=cmd_eval)
+
+    logs = sub.add_parser("logs", help="recent requests (Markdown; --json for JSON)")
+    logs.add_argument("--config", default=None)
+    logs.add_argument("-n", type=int, default=10)
+    logs.add_argument("--session", default=None)
+    logs.add_argument("--json", action="store_true")
+    logs.add_argument("-q", default=None, help="only requests whose record contains TEXT")
+    logs.set_defaults(func=cmd_logs)
+
+    insp = sub.add_parser("inspect", help="one request's context, section by section")
+    insp.add_argument("request_id")
+    insp.add_argument("--config", default=None)
+    insp.set_defaults(func=cmd_inspect)
+
+    bench = sub.add_parser("bench", help="run a bench/ script (overhead, history_scaling, ...)")
+    bench.add_argument("name")
+    bench.add_argument("rest", nargs=argparse.REMAINDER)
+    bench.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> Any:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

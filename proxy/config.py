@@ -1,0 +1,147 @@
+"""Settings: `config.yaml` validated once at start-up, env overrides applied.
+
+The `model_list` section uses LiteLLM proxy's format so a LiteLLM user can reuse
+their file. Values of the form `os.environ/NAME` are read from the environment.
+A config error names the offending key (`memory.budget_tokens: ...`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+Mode = Literal["managed", "raw", "shadow", "compare"]
+ENV_PREFIX = "os.environ/"
+DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./memproxy.db"
+
+
+class ConfigError(Exception):
+    """Raised for an invalid configuration; the message names the key."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ModelEntry(BaseModel):
+    # LiteLLM's own files carry more keys (model_info, tpm, ...): accepted, mostly ignored.
+    model_config = ConfigDict(extra="allow")
+
+    model_name: str = Field(min_length=1)
+    litellm_params: dict[str, Any]
+    model_info: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("litellm_params")
+    @classmethod
+    def _needs_model(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(value.get("model"), str) or not value["model"]:
+            raise ValueError("litellm_params.model is required (e.g. 'openai/gpt-4o-mini')")
+        return value
+
+
+class MemorySettings(_Strict):
+    database_url: str = DEFAULT_DATABASE_URL
+    budget_tokens: int | None = Field(default=None, gt=0)
+    policy: str = "full"
+    default_mode: Mode = "managed"
+    # Share of new sessions assigned to the raw arm in a sticky A/B split (None: off).
+    ab_split: float | None = Field(default=None, ge=0.0, le=1.0)
+    # Model window to assume when litellm does not know the model.
+    default_context_window: int = Field(default=8192, gt=0)
+    policy_params: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+class ServerSettings(_Strict):
+    api_keys: list[str] = Field(default_factory=list)
+    admin_key: str | None = None
+    allow_passthrough_models: bool = False
+    max_body_bytes: int = Field(default=20 * 1024 * 1024, gt=0)
+    max_messages: int = Field(default=20_000, gt=0)
+    max_header_bytes: int = Field(default=1024, gt=0)
+    request_timeout_s: float = Field(default=600.0, gt=0)
+    connect_timeout_s: float = Field(default=10.0, gt=0)
+    num_retries: int = Field(default=0, ge=0, le=10)
+
+    @field_validator("api_keys")
+    @classmethod
+    def _non_empty_keys(cls, value: list[str]) -> list[str]:
+        if any(not k for k in value):
+            raise ValueError("api keys must be non-empty strings")
+        return value
+
+
+class LogSettings(_Strict):
+    store_content: bool = True
+    retention_days: int = Field(default=30, ge=0)
+
+
+class Settings(_Strict):
+    model_list: list[ModelEntry] = Field(default_factory=list)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    log: LogSettings = Field(default_factory=LogSettings)
+    # LiteLLM proxy files often carry these; accepted so the file can be shared.
+    litellm_settings: dict[str, Any] = Field(default_factory=dict)
+    general_settings: dict[str, Any] = Field(default_factory=dict)
+    router_settings: dict[str, Any] = Field(default_factory=dict)
+
+    def find_model(self, name: str) -> ModelEntry | None:
+        for entry in self.model_list:
+            if entry.model_name == name:
+                return entry
+        return None
+
+
+def _resolve_env(value: Any) -> Any:
+    """Replace `os.environ/NAME` strings with the variable's value (None if unset)."""
+    if isinstance(value, str) and value.startswith(ENV_PREFIX):
+        return os.environ.get(value[len(ENV_PREFIX) :])
+    if isinstance(value, dict):
+        return {k: _resolve_env(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_resolve_env(v) for v in value]
+    return value
+
+
+def _format_error(err: ValidationError) -> str:
+    lines = []
+    for e in err.errors():
+        key = ".".join(str(p) for p in e["loc"]) or "(root)"
+        lines.append(f"{key}: {e['msg']}")
+    return "invalid config: " + "; ".join(lines)
+
+
+def settings_from_dict(data: dict[str, Any], *, env: dict[str, str] | None = None) -> Settings:
+    """Validate a config mapping; env overrides (`MEMPROXY_DATABASE_URL`) win."""
+    env = dict(os.environ) if env is None else env
+    if not isinstance(data, dict):
+        raise ConfigError("invalid config: the top level must be a mapping")
+    data = _resolve_env(data)
+    try:
+        settings = Settings.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(_format_error(err)) from None
+    if env.get("MEMPROXY_DATABASE_URL"):
+        settings.memory.database_url = env["MEMPROXY_DATABASE_URL"]
+    return settings
+
+
+def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
+    """Load `path`, else `$MEMPROXY_CONFIG`; no file at all means defaults."""
+    chosen = path or os.environ.get("MEMPROXY_CONFIG")
+    if not chosen:
+        return settings_from_dict({})
+    file = Path(chosen)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {file}: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {file} is not valid YAML: {exc}") from None
+    return settings_from_dict(data)

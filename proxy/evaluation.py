@@ -1,0 +1,290 @@
+"""`memproxy eval`: replay memory scenarios through the proxy over HTTP and score them.
+
+Exactly as `shared/eval/FORMAT.md` says: a local stub upstream answers with the
+scenario's scripted assistant messages (found by the last user/tool message it
+receives); every assistant turn is preceded by a request carrying the history
+before it, back to back, no session header, `X-Memory-Budget` set; then the
+final user message. Scores are computed on what reached the upstream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import tempfile
+import unicodedata
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+
+from proxy.app import create_app
+from proxy.chat_request import message_text
+from proxy.config import settings_from_dict
+from proxy.stub_upstream import StubUpstream
+from proxy.tokens import TokenCounter
+
+
+def fold(text: str) -> str:
+    """NFKC, case-folded, whitespace folded (the scoring's normal form)."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def format_tokens(counter: TokenCounter, messages: list[dict[str, Any]]) -> int:
+    """FORMAT.md's count: cl100k tokens of the contents plus 4 per message."""
+    total = 0
+    for msg in messages:
+        content = msg.get("content")
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        total += counter(content or "") + 4
+    return total
+
+
+@dataclass
+class Scenario:
+    id: str
+    language: str
+    system: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] | None
+    final_user: str
+    budget: int
+    checks: list[dict[str, Any]]
+
+    @classmethod
+    def load(cls, path: Path) -> Scenario:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(
+            id=data["id"],
+            language=data.get("language", ""),
+            system=data["system"],
+            messages=data["messages"],
+            tools=data.get("tools") or None,
+            final_user=data["final_user"],
+            budget=int(data["budget_tokens"]),
+            checks=data["checks"],
+        )
+
+    def script(self) -> dict[str, deque[dict[str, Any]]]:
+        """Scripted replies keyed by the last user/tool message before each."""
+        replies: dict[str, deque[dict[str, Any]]] = defaultdict(deque)
+        last = ""
+        for msg in self.messages:
+            if msg["role"] in ("user", "tool"):
+                last = message_text(msg)
+            elif msg["role"] == "assistant":
+                reply = {"content": msg.get("content")}
+                if msg.get("tool_calls"):
+                    reply["tool_calls"] = msg["tool_calls"]
+                replies[last].append(reply)
+        return replies
+
+
+@dataclass
+class ScenarioResult:
+    id: str
+    rounds: int = 0
+    recall: float = 0.0
+    missed: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+    over_budget_rounds: int = 0
+    final_ratio: float = 0.0
+    mean_ratio: float = 0.0
+    final_tokens: int = 0
+    mean_tokens: float = 0.0
+    errors: int = 0
+
+
+def score_final(
+    scenario: Scenario, forwarded: list[dict[str, Any]], client: list[dict[str, Any]]
+) -> tuple[list[str], list[str]]:
+    """(missed check ids, stale check ids) on the final request."""
+    context = (
+        forwarded[:-1]
+        if forwarded and forwarded[-1].get("content") == scenario.final_user
+        else forwarded
+    )
+    whole = fold("\n".join(message_text(m) for m in context))
+    generated = [m for m in forwarded if m not in client]
+    generated_lines = [fold(line) for m in generated for line in message_text(m).splitlines()]
+    missed, stale = [], []
+    for check in scenario.checks:
+        expect = [fold(p) for p in check["expect_any"]]
+        if not any(p in whole for p in expect):
+            missed.append(check["id"])
+        stale_any = [fold(p) for p in check.get("stale_any") or ()]
+        for line in generated_lines:
+            if any(s in line for s in stale_any) and not any(p in line for p in expect):
+                stale.append(check["id"])
+                break
+    return missed, stale
+
+
+async def _replay(
+    client: httpx.AsyncClient,
+    stub: StubUpstream,
+    scenario: Scenario,
+    counter: TokenCounter,
+    mode: str,
+    policy: str | None,
+) -> ScenarioResult:
+    script = scenario.script()
+
+    def responder(body: dict[str, Any]) -> dict[str, Any] | None:
+        key = ""
+        for msg in reversed(body.get("messages") or []):
+            if msg.get("role") in ("user", "tool"):
+                key = message_text(msg)
+                break
+        queue = script.get(key)
+        return queue.popleft() if queue else None
+
+    stub.reset()
+    stub.state.responder = responder
+    system = [{"role": "system", "content": scenario.system}]
+    requests = [
+        system + scenario.messages[:i]
+        for i, msg in enumerate(scenario.messages)
+        if msg["role"] == "assistant"
+    ]
+    requests.append(system + scenario.messages + [{"role": "user", "content": scenario.final_user}])
+    headers = {"X-Memory-Budget": str(scenario.budget), "X-Memory-Mode": mode}
+    if policy:
+        headers["X-Memory-Policy"] = policy
+    result = ScenarioResult(scenario.id, rounds=len(requests))
+    ratios, tokens = [], []
+    for messages in requests:
+        body: dict[str, Any] = {"model": "stub", "messages": messages}
+        if scenario.tools:
+            body["tools"] = scenario.tools
+        before = len(stub.received)
+        resp = await client.post("/v1/chat/completions", json=body, headers=headers)
+        if resp.status_code != 200 or len(stub.received) == before:
+            result.errors += 1
+            continue
+        forwarded = stub.received[-1].body["messages"]
+        sent = format_tokens(counter, forwarded)
+        raw = format_tokens(counter, messages)
+        tokens.append(sent)
+        ratios.append(sent / raw if raw else 1.0)
+        if sent > scenario.budget * 1.05:
+            result.over_budget_rounds += 1
+        if messages is requests[-1]:
+            result.missed, result.stale = score_final(scenario, forwarded, messages)
+            result.final_ratio, result.final_tokens = ratios[-1], sent
+    checks = len(scenario.checks) or 1
+    result.recall = (len(scenario.checks) - len(result.missed)) / checks
+    result.mean_ratio = sum(ratios) / len(ratios) if ratios else 0.0
+    result.mean_tokens = sum(tokens) / len(tokens) if tokens else 0.0
+    return result
+
+
+def _free_socket() -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+def load_scenarios(directory: Path) -> list[Scenario]:
+    paths = sorted(directory.glob("*.json"))
+    if not paths:
+        raise SystemExit(f"memproxy eval: no scenario files in {directory}")
+    return [Scenario.load(p) for p in paths]
+
+
+async def run_eval(
+    directory: Path, *, mode: str = "managed", policy: str | None = None, progress: bool = False
+) -> dict[str, Any]:
+    scenarios = load_scenarios(directory)
+    counter = TokenCounter("cl100k_base")
+    results: list[ScenarioResult] = []
+    with tempfile.TemporaryDirectory() as tmp, StubUpstream() as stub:
+        settings = settings_from_dict(
+            {
+                "model_list": [
+                    {
+                        "model_name": "stub",
+                        "litellm_params": {
+                            "model": "openai/stub-model",
+                            "api_base": stub.url,
+                            "api_key": "eval",
+                        },
+                    }
+                ],
+                "memory": {"database_url": f"sqlite+aiosqlite:///{tmp}/eval.db"},
+            },
+            env={},
+        )
+        app = create_app(settings)
+        sock = _free_socket()
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+        serving = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started:
+            if serving.done():
+                serving.result()
+            await asyncio.sleep(0.02)
+        port = sock.getsockname()[1]
+        try:
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+                for scenario in _progress(scenarios, progress):
+                    results.append(await _replay(client, stub, scenario, counter, mode, policy))
+        finally:
+            server.should_exit = True
+            await serving
+            sock.close()
+    return _report(results, mode, policy)
+
+
+def _progress(scenarios: list[Scenario], show: bool) -> Any:
+    if not show:
+        return scenarios
+    from rich.progress import track
+
+    return track(scenarios, description="replaying scenarios", transient=True)
+
+
+def _report(results: list[ScenarioResult], mode: str, policy: str | None) -> dict[str, Any]:
+    n = len(results) or 1
+    return {
+        "mode": mode,
+        "policy": policy or "default",
+        "scenarios": [r.__dict__ for r in results],
+        "total": {
+            "recall": sum(r.recall for r in results) / n,
+            "stale": sum(len(r.stale) for r in results),
+            "over_budget_rounds": sum(r.over_budget_rounds for r in results),
+            "final_ratio": sum(r.final_ratio for r in results) / n,
+            "mean_ratio": sum(r.mean_ratio for r in results) / n,
+            "mean_tokens": sum(r.mean_tokens for r in results) / n,
+            "errors": sum(r.errors for r in results),
+        },
+    }
+
+
+def format_table(report: dict[str, Any]) -> str:
+    head = (
+        f"mode={report['mode']} policy={report['policy']}\n"
+        f"| scenario | rounds | recall | stale | over budget | final ratio | mean ratio "
+        f"| mean tokens | missed / stale |\n|---|---|---|---|---|---|---|---|---|"
+    )
+    rows = [head]
+    for r in report["scenarios"]:
+        notes = ", ".join(r["missed"] + [f"stale:{s}" for s in r["stale"]]) or "-"
+        rows.append(
+            f"| {r['id']} | {r['rounds']} | {r['recall']:.2f} | {len(r['stale'])} "
+            f"| {r['over_budget_rounds']} | {r['final_ratio']:.3f} | {r['mean_ratio']:.3f} "
+            f"| {r['mean_tokens']:.0f} | {notes} |"
+        )
+    t = report["total"]
+    rows.append(
+        f"| **total** | | {t['recall']:.3f} | {t['stale']} | {t['over_budget_rounds']} "
+        f"| {t['final_ratio']:.3f} | {t['mean_ratio']:.3f} | {t['mean_tokens']:.0f} "
+        f"| errors: {t['errors']} |"
+    )
+    return "\n".join(rows)

@@ -1,0 +1,131 @@
+"""Streaming: relay the provider's SSE chunks as they arrive.
+
+No buffering (`X-Accel-Buffering: no`); the answer is accumulated on the side
+and stored before `data: [DONE]` so the client's next request finds it. A cut
+stream ends with an error event and is not recorded as a complete answer; a
+client that disconnects cancels the upstream call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi.responses import Response, StreamingResponse
+
+from proxy.errors import ProxyError
+from proxy.pipeline import Pipeline, Prepared
+
+
+class AnswerAccumulator:
+    """Rebuilds the assistant message from streamed deltas (choice 0)."""
+
+    def __init__(self) -> None:
+        self.content: list[str] = []
+        self.tool_calls: dict[int, dict[str, Any]] = {}
+        self.usage: dict[str, Any] | None = None
+        self.finish_reason: str | None = None
+
+    def add(self, chunk: dict[str, Any]) -> None:
+        if chunk.get("usage"):
+            self.usage = chunk["usage"]
+        for choice in chunk.get("choices") or ():
+            if choice.get("index", 0) != 0:
+                continue
+            if choice.get("finish_reason"):
+                self.finish_reason = choice["finish_reason"]
+            delta = choice.get("delta") or {}
+            if isinstance(delta.get("content"), str):
+                self.content.append(delta["content"])
+            for call in delta.get("tool_calls") or ():
+                slot = self.tool_calls.setdefault(
+                    call.get("index", 0),
+                    {"id": None, "type": "function", "function": {"name": "", "arguments": ""}},
+                )
+                if call.get("id"):
+                    slot["id"] = call["id"]
+                fn = call.get("function") or {}
+                if fn.get("name"):
+                    slot["function"]["name"] += fn["name"]
+                if fn.get("arguments"):
+                    slot["function"]["arguments"] += fn["arguments"]
+
+    def message(self) -> dict[str, Any]:
+        text = "".join(self.content)
+        message: dict[str, Any] = {"role": "assistant", "content": text or None}
+        if self.tool_calls:
+            message["tool_calls"] = [self.tool_calls[i] for i in sorted(self.tool_calls)]
+        elif message["content"] is None:
+            message["content"] = ""
+        return message
+
+
+def _sse(data: dict[str, Any]) -> bytes:
+    return b"data: " + json.dumps(data, ensure_ascii=False).encode() + b"\n\n"
+
+
+async def stream_completion(pipeline: Pipeline, prepared: Prepared) -> Response:
+    upstream = pipeline.upstream
+    call = upstream.build_call(prepared.target, prepared.forwarded, prepared.req.params, True)
+    started = asyncio.get_running_loop().time()
+    try:
+        stream = await upstream.open_stream(call)
+    except ProxyError as exc:
+        pipeline.finish(
+            prepared,
+            status=exc.status,
+            answer=None,
+            response=None,
+            error=exc.message,
+            usage=None,
+            cost=None,
+            upstream_ms=None,
+        )
+        return exc.response(prepared.headers())
+    except BaseException:
+        prepared.release()
+        raise
+
+    async def relay() -> AsyncIterator[bytes]:
+        acc = AnswerAccumulator()
+        answer: dict[str, Any] | None = None
+        error: str | None = None
+        status = 200
+        try:
+            async for chunk in stream:
+                data = upstream.chunk_dict(chunk)
+                acc.add(data)
+                yield _sse(data)
+            answer = acc.message()
+            await pipeline.record_answer(prepared, answer)
+            yield b"data: [DONE]\n\n"
+        except asyncio.CancelledError:
+            error, status, answer = "client disconnected", 499, None
+            raise
+        except Exception as exc:
+            mapped = exc if isinstance(exc, ProxyError) else upstream.map_error(exc)
+            error, status, answer = mapped.message, mapped.status, None
+            yield _sse(mapped.body())
+        finally:
+            closer = getattr(stream, "aclose", None)
+            if closer is not None:
+                # Closing a broken stream may fail; there is nothing left to save.
+                with contextlib.suppress(Exception):
+                    await closer()
+            elapsed = (asyncio.get_running_loop().time() - started) * 1000
+            pipeline.finish(
+                prepared,
+                status=status,
+                answer=answer,
+                response={"streamed": True, "message": answer, "finish_reason": acc.finish_reason},
+                error=error,
+                usage=acc.usage,
+                cost=None,
+                upstream_ms=elapsed,
+            )
+
+    headers = {**prepared.headers(), "X-Accel-Buffering": "no", "Cache-Control": "no-cache"}
+    return StreamingResponse(relay(), media_type="text/event-stream", headers=headers)

@@ -1,0 +1,100 @@
+"""Request records, written after the response, off the response path.
+
+Records go through a queue to one writer task that inserts them in batches,
+so a burst of requests costs one transaction, not one each. `flush()` drains
+the queue (shutdown, tests, `eval`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import time
+from typing import Any
+
+from proxy.store.repo import Store
+
+log = logging.getLogger("memproxy.log")
+
+_AUTH_RE = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]+")
+
+
+def redact_text(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return _AUTH_RE.sub(r"\1[redacted]", text)
+
+
+class RequestLog:
+    def __init__(self, store: Store, *, store_content: bool, secrets: list[str]) -> None:
+        self.store = store
+        self.store_content = store_content
+        self.secrets = secrets
+        self._queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._pending = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="request-log-writer")
+
+    def submit(self, row: dict[str, Any]) -> None:
+        self._pending += 1
+        self._idle.clear()
+        self._queue.put_nowait(row)
+
+    def row(self, *, record: dict[str, Any], **columns: Any) -> dict[str, Any]:
+        """A `requests` row; the record JSON is redacted and, if asked, content-free."""
+        if not self.store_content:
+            record = _strip_content(record)
+        blob = json.dumps(record, ensure_ascii=False, default=str)
+        return {
+            **columns,
+            "created_at": columns.get("created_at") or time.time(),
+            "record_json": redact_text(blob, self.secrets),
+        }
+
+    async def flush(self) -> None:
+        await self._idle.wait()
+
+    async def close(self) -> None:
+        await self.flush()
+        if self._task is not None:
+            self._queue.put_nowait(None)
+            await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            first = await self._queue.get()
+            if first is None:
+                return
+            batch = [first]
+            while not self._queue.empty() and len(batch) < 200:
+                nxt = self._queue.get_nowait()
+                if nxt is None:
+                    self._queue.put_nowait(None)
+                    break
+                batch.append(nxt)
+            try:
+                await self.store.save_requests(batch)
+            except Exception:  # a lost log line must never break chat
+                log.exception("could not write %d request records", len(batch))
+            self._pending -= len(batch)
+            if self._pending <= 0:
+                self._pending = 0
+                self._idle.set()
+
+
+def _strip_content(record: dict[str, Any]) -> dict[str, Any]:
+    """Keep counts and hashes only (log.store_content = false)."""
+    out = dict(record)
+    for key in ("forwarded", "response", "raw_messages", "shadow_messages", "compare"):
+        if key in out:
+            out[key] = {"omitted": True}
+    return out

@@ -1,0 +1,124 @@
+"""HTTP routes: parse, call the pipeline, return. Nothing else lives here."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from proxy.chat_request import parse_chat_request
+from proxy.errors import ProxyError
+from proxy.ids import new_id
+from proxy.pipeline import RequestContext
+from proxy.relay import stream_completion
+from proxy.services import Services
+
+router = APIRouter()
+
+_MEMORY_HEADERS = ("x-memory-session", "x-memory-mode", "x-memory-budget", "x-memory-policy")
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise ProxyError(
+            413, f"request body too large: {declared} bytes > {limit}", code="body_too_large"
+        )
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ProxyError(
+                413, f"request body too large: over {limit} bytes", code="body_too_large"
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _parse_json(raw: bytes) -> Any:
+    if not raw:
+        raise ProxyError(400, "request body is empty; expected a JSON object", code="invalid_json")
+    try:
+        return json.loads(raw)
+    except UnicodeDecodeError:
+        raise ProxyError(400, "request body is not valid UTF-8", code="invalid_json") from None
+    except (ValueError, RecursionError) as exc:
+        raise ProxyError(
+            400, f"request body is not valid JSON: {exc}", code="invalid_json"
+        ) from None
+
+
+def _memory_headers(request: Request, limit: int) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for name in _MEMORY_HEADERS:
+        value = request.headers.get(name)
+        if value is not None:
+            if len(value.encode()) > limit:
+                raise ProxyError(
+                    400,
+                    f"{name} header too long (over {limit} bytes)",
+                    param=name,
+                    code="invalid_header",
+                )
+            value = value.strip()
+            if name == "x-memory-session" and not value:
+                raise ProxyError(
+                    400, "X-Memory-Session must not be empty", param=name, code="invalid_header"
+                )
+        out[name] = value
+    return out
+
+
+@router.post("/v1/chat/completions")
+@router.post("/chat/completions")
+async def chat_completions(request: Request) -> Response:
+    services: Services = request.app.state.services
+    settings = services.settings
+    request_id = new_id()
+    try:
+        tenant = services.auth.tenant(request.headers.get("authorization"))
+        raw = await _read_body(request, settings.server.max_body_bytes)
+        req = parse_chat_request(_parse_json(raw), max_messages=settings.server.max_messages)
+        headers = _memory_headers(request, settings.server.max_header_bytes)
+        ctx = RequestContext(
+            request_id=request_id,
+            tenant_id=tenant,
+            session_header=headers["x-memory-session"],
+            mode_header=headers["x-memory-mode"],
+            budget_header=headers["x-memory-budget"],
+            policy_header=headers["x-memory-policy"],
+        )
+        prepared = await services.pipeline.prepare(req, ctx)
+    except ProxyError as exc:
+        return exc.response({"X-Memory-Request-Id": request_id})
+    if req.stream:
+        return await stream_completion(services.pipeline, prepared)
+    return await services.pipeline.complete(prepared)
+
+
+@router.get("/v1/models")
+@router.get("/models")
+async def list_models(request: Request) -> JSONResponse:
+    services: Services = request.app.state.services
+    services.auth.tenant(request.headers.get("authorization"))
+    data = [
+        {"id": name, "object": "model", "created": 0, "owned_by": "memproxy"}
+        for name in services.upstream.model_names()
+    ]
+    return JSONResponse({"object": "list", "data": data})
+
+
+@router.get("/health")
+async def health(request: Request) -> JSONResponse:
+    services: Services = request.app.state.services
+    try:
+        await services.store.ping()
+        store = "ok"
+    except Exception:
+        store = "unavailable"
+    status = 200 if store == "ok" else 503
+    return JSONResponse(
+        {"status": "ok" if status == 200 else "degraded", "store": store}, status_code=status
+    )

@@ -1,0 +1,22 @@
+"""The objects one app instance owns, built by the lifespan (no globals)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from proxy.auth import Authenticator
+from proxy.config import Settings
+from proxy.pipeline import Pipeline
+from proxy.request_log import RequestLog
+from proxy.store.repo import Store
+from proxy.upstream import Upstream
+
+
+@dataclass(slots=True)
+class Services:
+    settings: Settings
+    auth: Authenticator
+    store: Store
+    upstream: Upstream
+    pipeline: Pipeline
+    request_log: RequestLog

@@ -1,0 +1,247 @@
+"""Which stored conversation a request continues, and what it adds to it.
+
+Transparent by default: each stored session keeps the chain hash of its turns;
+an incoming history is matched with the longest common prefix (same tenant):
+continuation, retry (nothing new), regenerate (incoming is a strict prefix:
+roll back), edit (divergence: fork from the common prefix), or a new session.
+With `X-Memory-Session` the session is named; a client may then send only the
+new message (stateful mode) and the proxy supplies the rest from its store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from policies.memory import rollback
+from policies.types import MemoryItem
+from proxy.ids import new_id
+from proxy.store.repo import SessionRow, Store, StoredMessage
+
+ResolutionKind = Literal["new", "continuation", "retry", "regenerate", "fork", "stateful", "rewind"]
+
+# Builds the stored form of client messages from a given ordinal and chain hash.
+StoreTurns = Callable[[Sequence[dict[str, Any]], int, str], list[StoredMessage]]
+
+
+@dataclass(slots=True)
+class Conversation:
+    """The client's messages split into leading system messages and turns."""
+
+    system: list[dict[str, Any]]
+    turns: list[dict[str, Any]]
+    hashes: list[str]
+    chain: list[str]
+
+
+@dataclass(slots=True)
+class Resolution:
+    session: SessionRow
+    kind: ResolutionKind
+    start: int  # first ordinal written by this request
+    # Stored turns that precede the client's messages (stateful mode), else empty.
+    prefix: list[StoredMessage] = field(default_factory=list)
+    items_changed: bool = False  # memory was rolled back or copied: reload it
+
+
+class Ticket:
+    """A place in a session's FIFO queue: requests of one session run in order."""
+
+    def __init__(self, queue: SessionQueue, key: str, future: asyncio.Future[None]) -> None:
+        self._queue, self._key, self._future = queue, key, future
+        self._released = False
+
+    async def wait(self) -> None:
+        await asyncio.shield(self._future)
+
+    def release(self) -> None:
+        if not self._released:
+            self._released = True
+            self._queue._advance(self._key)
+
+
+class SessionQueue:
+    """Per-session FIFO. `enter` is synchronous so it keeps the caller's order."""
+
+    def __init__(self) -> None:
+        self._waiting: dict[str, deque[asyncio.Future[None]]] = {}
+
+    def enter(self, key: str) -> Ticket:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        queue = self._waiting.setdefault(key, deque())
+        queue.append(future)
+        if len(queue) == 1:
+            future.set_result(None)
+        return Ticket(self, key, future)
+
+    def _advance(self, key: str) -> None:
+        queue = self._waiting.get(key)
+        if not queue:
+            return
+        queue.popleft()
+        if queue:
+            queue[0].set_result(None)
+        else:
+            del self._waiting[key]
+
+
+class KeyedLocks:
+    """asyncio locks by key, dropped when unused (bounded memory)."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    async def __call__(self, key: str) -> _Held:
+        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
+        self._locks[key] = (lock, users + 1)
+        await lock.acquire()
+        return _Held(self, key, lock)
+
+    def _done(self, key: str, lock: asyncio.Lock) -> None:
+        lock.release()
+        _, users = self._locks[key]
+        if users <= 1:
+            del self._locks[key]
+        else:
+            self._locks[key] = (lock, users - 1)
+
+
+class _Held:
+    def __init__(self, owner: KeyedLocks, key: str, lock: asyncio.Lock) -> None:
+        self._owner, self._key, self._lock = owner, key, lock
+
+    def release(self) -> None:
+        self._owner._done(self._key, self._lock)
+
+
+def _fork_items(items: list[MemoryItem], upto: int) -> list[MemoryItem]:
+    """Copy memory derived from the shared prefix into a fork, with fresh ids."""
+    kept = rollback(items, upto)
+    ids = {item.id: new_id() for item in kept}
+    return [
+        replace(
+            item,
+            id=ids[item.id],
+            superseded_by=ids.get(item.superseded_by or ""),
+            versions=list(item.versions),
+        )
+        for item in kept
+    ]
+
+
+class SessionResolver:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    async def resolve(
+        self, tenant_id: str, conv: Conversation, store_turns: StoreTurns
+    ) -> Resolution:
+        """Transparent mode: find the session by the longest shared prefix."""
+        match = await self.store.match_chain(tenant_id, conv.chain)
+        if match is None:
+            session = await self.store.create_session(
+                tenant_id, system=conv.system or None, session_id=new_id()
+            )
+            await self._write(session, 0, conv, store_turns)
+            return Resolution(session, "new", 0)
+        session = await self.store.get_session(match.session_id)
+        assert session is not None  # the match came from its messages
+        return await self._continue(session, match.length, conv, store_turns, fork=True)
+
+    async def named_session(
+        self, tenant_id: str, external_id: str, conv: Conversation
+    ) -> SessionRow:
+        """The session the client named (created on first use); no turns written yet."""
+        session = await self.store.find_external_session(tenant_id, external_id)
+        if session is None:
+            session = await self.store.create_session(
+                tenant_id,
+                external_id=external_id,
+                system=conv.system or None,
+                session_id=new_id(),
+            )
+        return session
+
+    async def resolve_named(
+        self, session: SessionRow, conv: Conversation, store_turns: StoreTurns
+    ) -> Resolution:
+        """Runs under the session's ticket: appends see every earlier request's turns."""
+        session = await self.store.get_session(session.id) or session
+        stored = session.message_count
+        if stored == 0:
+            await self._write(session, 0, conv, store_turns, system=conv.system or None)
+            return Resolution(session, "new", 0)
+        match = await self.store.match_chain(session.tenant_id, conv.chain, session_id=session.id)
+        shared = match.length if match else 0
+        if shared == 0 and not any(t.get("role") == "assistant" for t in conv.turns):
+            # Stateful mode: the client sent only what is new.
+            prefix = await self.store.load_messages(session.id)
+            turns = store_turns(conv.turns, stored, prefix[-1].chain_hash if prefix else "")
+            await self.store.write_turns(session, stored, turns, system=conv.system or None)
+            return Resolution(session, "stateful", stored, prefix=prefix)
+        return await self._continue(session, shared, conv, store_turns, fork=False)
+
+    async def _continue(
+        self,
+        session: SessionRow,
+        shared: int,
+        conv: Conversation,
+        store_turns: StoreTurns,
+        *,
+        fork: bool,
+    ) -> Resolution:
+        incoming, stored = len(conv.turns), session.message_count
+        system = conv.system or None
+        if shared == stored:
+            if incoming == stored:
+                return Resolution(session, "retry", incoming)
+            await self._write(session, stored, conv, store_turns, system=system)
+            return Resolution(session, "continuation", stored)
+        if shared == incoming:
+            # Regenerate: the client resent an earlier state; discard what followed.
+            await self._rewind(session, shared, conv, store_turns)
+            return Resolution(session, "regenerate", shared, items_changed=True)
+        if not fork:
+            await self._rewind(session, shared, conv, store_turns)
+            return Resolution(session, "rewind", shared, items_changed=True)
+        child = await self.store.create_session(
+            session.tenant_id,
+            parent_id=session.id,
+            fork_ordinal=shared,
+            system=system,
+            arm=session.arm,
+            session_id=new_id(),
+        )
+        parent_items = await self.store.load_items(session.id)
+        await self.store.write_turns(
+            child,
+            0,
+            store_turns(conv.turns, 0, ""),
+            items=_fork_items(parent_items, shared),
+        )
+        return Resolution(child, "fork", shared, items_changed=True)
+
+    async def _write(
+        self,
+        session: SessionRow,
+        start: int,
+        conv: Conversation,
+        store_turns: StoreTurns,
+        system: list[dict[str, Any]] | None = None,
+    ) -> None:
+        previous = conv.chain[start - 1] if start > 0 else ""
+        turns = store_turns(conv.turns[start:], start, previous)
+        await self.store.write_turns(session, start, turns, system=system)
+
+    async def _rewind(
+        self, session: SessionRow, shared: int, conv: Conversation, store_turns: StoreTurns
+    ) -> None:
+        items = rollback(await self.store.load_items(session.id), shared)
+        previous = conv.chain[shared - 1] if shared > 0 else ""
+        turns = store_turns(conv.turns[shared:], shared, previous)
+        await self.store.write_turns(session, shared, turns, system=conv.system or None)
+        await self.store.replace_items(session.id, items)

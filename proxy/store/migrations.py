@@ -1,0 +1,149 @@
+"""Append-only, named schema migrations (the simonw/llm way).
+
+Never edit a migration that has shipped: add a new one. Each migration is a list
+of portable DDL statements (SQLite and PostgreSQL); the comment on every column
+says why it exists. `schema_migrations` records what has been applied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+
+@dataclass(frozen=True)
+class Migration:
+    name: str
+    statements: tuple[str, ...]
+
+
+M001_INITIAL = Migration(
+    "001_initial",
+    (
+        """
+        CREATE TABLE tenants (
+            id TEXT PRIMARY KEY,            -- sha256 of the caller's API key (never the key itself)
+            created_at DOUBLE PRECISION NOT NULL  -- first request seen from this key
+        )
+        """,
+        """
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,            -- ULID: sortable by creation time
+            tenant_id TEXT NOT NULL,        -- isolation: sessions never match across tenants
+            external_id TEXT,               -- X-Memory-Session value, when the client names it
+            parent_id TEXT,                 -- session this one forked from (an edited turn)
+            fork_ordinal INTEGER,           -- first ordinal that differs from the parent
+            system_json TEXT,               -- latest system messages, for stateful clients
+            message_count INTEGER NOT NULL DEFAULT 0,  -- stored turns: the chain length
+            arm TEXT,                       -- sticky A/B arm (managed | raw), if assigned
+            created_at DOUBLE PRECISION NOT NULL,
+            updated_at DOUBLE PRECISION NOT NULL  -- tie-break between forks sharing a prefix
+        )
+        """,
+        "CREATE UNIQUE INDEX ix_sessions_external ON sessions (tenant_id, external_id)",
+        """
+        CREATE TABLE messages (
+            session_id TEXT NOT NULL,       -- owning session
+            ordinal INTEGER NOT NULL,       -- position among non-system turns (0-based)
+            tenant_id TEXT NOT NULL,        -- denormalised so prefix matching needs no join
+            role TEXT NOT NULL,             -- user | assistant | tool
+            message_json TEXT NOT NULL,     -- the client's message dict, forwarded verbatim
+            text TEXT NOT NULL,             -- plain text for extraction, search and counting
+            tool_call_id TEXT,              -- tool results: which call they answer
+            tool_call_ids TEXT,             -- assistant tool calls: JSON list of ids (pairing)
+            content_hash TEXT NOT NULL,     -- hash of this message alone
+            chain_hash TEXT NOT NULL,       -- hash of all turns up to here: prefix matching key
+            tokens INTEGER NOT NULL,        -- token count, computed once at ingest
+            created_at DOUBLE PRECISION NOT NULL,  -- session date of the turn (temporal recall)
+            PRIMARY KEY (session_id, ordinal)
+        )
+        """,
+        "CREATE INDEX ix_messages_chain ON messages (tenant_id, chain_hash)",
+        """
+        CREATE TABLE memory_items (
+            id TEXT PRIMARY KEY,            -- ULID
+            session_id TEXT NOT NULL,       -- working memory is per session
+            type TEXT NOT NULL,             -- directive | constraint | fact | preference | ...
+            slot TEXT NOT NULL,             -- what the value is about; newer values replace older
+            value TEXT NOT NULL,            -- verbatim source text (never paraphrased)
+            source TEXT NOT NULL,           -- user | assistant | tool: user statements outrank
+            source_ordinal INTEGER NOT NULL,  -- message it came from: rollback drops >= ordinal
+            importance DOUBLE PRECISION NOT NULL,  -- scoring input set by the extractor
+            status TEXT NOT NULL,           -- active | pending | superseded | revoked | ...
+            superseded_by TEXT,             -- the item that replaced this one
+            replaces TEXT,                  -- short form of the value this item replaced
+            pinned INTEGER NOT NULL DEFAULT 0,  -- set by an operator: always kept
+            exposure INTEGER NOT NULL DEFAULT 0,  -- times placed in a context (exposure penalty)
+            last_used_ordinal INTEGER NOT NULL DEFAULT -1,  -- recency of use
+            versions_json TEXT NOT NULL DEFAULT '[]',  -- history of values/statuses (rollback)
+            updated_at DOUBLE PRECISION NOT NULL
+        )
+        """,
+        "CREATE INDEX ix_items_session ON memory_items (session_id)",
+        """
+        CREATE TABLE summaries (
+            session_id TEXT NOT NULL,       -- rolling summary per session
+            upto_ordinal INTEGER NOT NULL,  -- turns before this ordinal are summarised
+            text TEXT NOT NULL,             -- the summary itself
+            tokens INTEGER NOT NULL,        -- its size, for budgeting without re-counting
+            created_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (session_id, upto_ordinal)
+        )
+        """,
+        """
+        CREATE TABLE requests (
+            id TEXT PRIMARY KEY,            -- ULID, returned as X-Memory-Request-Id
+            created_at DOUBLE PRECISION NOT NULL,
+            tenant_id TEXT NOT NULL,        -- who asked (for isolation of the log)
+            session_id TEXT,                -- null when no session was resolved
+            mode TEXT NOT NULL,             -- managed | raw | shadow | compare
+            policy TEXT NOT NULL,           -- preset / assembly policy used
+            model TEXT NOT NULL,            -- model name the client asked for
+            status INTEGER NOT NULL,        -- HTTP status returned to the client
+            budget INTEGER,                 -- token budget applied
+            raw_tokens INTEGER NOT NULL,    -- tokens of the client's messages
+            context_tokens INTEGER NOT NULL,  -- tokens actually forwarded
+            prefix_share DOUBLE PRECISION,  -- prompt share equal to the previous prompt's prefix
+            proxy_ms DOUBLE PRECISION,      -- time spent in the proxy itself
+            upstream_ms DOUBLE PRECISION,   -- time waiting for the provider
+            record_json TEXT NOT NULL       -- sections, candidates, forwarded messages, response
+        )
+        """,
+        "CREATE INDEX ix_requests_session ON requests (session_id, created_at)",
+    ),
+)
+
+# The ordered list. Append only.
+MIGRATIONS: tuple[Migration, ...] = (M001_INITIAL,)
+
+
+async def apply_migrations(conn: AsyncConnection) -> list[str]:
+    """Apply pending migrations inside the caller's transaction; return their names."""
+    await conn.execute(
+        text(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " name TEXT PRIMARY KEY,"  # migration name, applied once
+            " applied_at DOUBLE PRECISION NOT NULL)"
+        )
+    )
+    done = {row[0] for row in await conn.execute(text("SELECT name FROM schema_migrations"))}
+    applied = []
+    for migration in MIGRATIONS:
+        if migration.name in done:
+            continue
+        for statement in migration.statements:
+            await conn.execute(text(statement))
+        await conn.execute(
+            text(
+                "INSERT INTO schema_migrations (name, applied_at)"
+                " VALUES (:name, CAST(strftime('%s','now') AS DOUBLE PRECISION))"
+                if conn.dialect.name == "sqlite"
+                else "INSERT INTO schema_migrations (name, applied_at)"
+                " VALUES (:name, EXTRACT(EPOCH FROM now()))"
+            ),
+            {"name": migration.name},
+        )
+        applied.append(migration.name)
+    return applied

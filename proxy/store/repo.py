@@ -1,0 +1,412 @@
+"""The store: one async SQLAlchemy engine and the few queries the pipeline needs.
+
+Every method is one short transaction. The pipeline batches its writes so a
+request costs a handful of round trips whatever the history length.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import delete, event, insert, select, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import ConnectionPoolEntry
+
+from policies.types import ItemVersion, MemoryItem
+from proxy.store import schema as t
+from proxy.store.migrations import apply_migrations
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    ordinal: int
+    role: str
+    message: dict[str, Any]
+    text: str
+    tool_call_id: str | None
+    tool_call_ids: tuple[str, ...]
+    content_hash: str
+    chain_hash: str
+    tokens: int
+    created_at: float
+
+
+@dataclass(slots=True)
+class SessionRow:
+    id: str
+    tenant_id: str
+    external_id: str | None
+    parent_id: str | None
+    fork_ordinal: int | None
+    system: list[dict[str, Any]] | None
+    message_count: int
+    arm: str | None
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ChainMatch:
+    session_id: str
+    length: int  # number of leading turns shared with the incoming history
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: ConnectionPoolEntry) -> None:
+    # WAL lets readers proceed during a write; busy_timeout turns "database is
+    # locked" into a short wait instead of an error under concurrent requests.
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA busy_timeout=5000")
+    cur.close()
+
+
+def _session_from_row(row: Any) -> SessionRow:
+    return SessionRow(
+        id=row.id,
+        tenant_id=row.tenant_id,
+        external_id=row.external_id,
+        parent_id=row.parent_id,
+        fork_ordinal=row.fork_ordinal,
+        system=json.loads(row.system_json) if row.system_json else None,
+        message_count=row.message_count,
+        arm=row.arm,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def _message_from_row(row: Any) -> StoredMessage:
+    return StoredMessage(
+        ordinal=row.ordinal,
+        role=row.role,
+        message=json.loads(row.message_json),
+        text=row.text,
+        tool_call_id=row.tool_call_id,
+        tool_call_ids=tuple(json.loads(row.tool_call_ids)) if row.tool_call_ids else (),
+        content_hash=row.content_hash,
+        chain_hash=row.chain_hash,
+        tokens=row.tokens,
+        created_at=row.created_at,
+    )
+
+
+def item_to_row(session_id: str, item: MemoryItem) -> dict[str, Any]:
+    return {
+        "id": item.id,
+        "session_id": session_id,
+        "type": item.type,
+        "slot": item.slot,
+        "value": item.value,
+        "source": item.source,
+        "source_ordinal": item.source_ordinal,
+        "importance": item.importance,
+        "status": item.status,
+        "superseded_by": item.superseded_by,
+        "replaces": item.replaces,
+        "pinned": int(item.pinned),
+        "exposure": item.exposure,
+        "last_used_ordinal": item.last_used_ordinal,
+        "versions_json": json.dumps(
+            [[v.ordinal, v.status, v.value, v.note] for v in item.versions], ensure_ascii=False
+        ),
+        "updated_at": time.time(),
+    }
+
+
+def item_from_row(row: Any) -> MemoryItem:
+    return MemoryItem(
+        id=row.id,
+        type=row.type,
+        slot=row.slot,
+        value=row.value,
+        source=row.source,
+        source_ordinal=row.source_ordinal,
+        importance=row.importance,
+        status=row.status,
+        superseded_by=row.superseded_by,
+        replaces=row.replaces,
+        pinned=bool(row.pinned),
+        exposure=row.exposure,
+        last_used_ordinal=row.last_used_ordinal,
+        versions=[ItemVersion(o, s, v, n) for o, s, v, n in json.loads(row.versions_json)],
+    )
+
+
+class Store:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    @classmethod
+    async def open(cls, url: str) -> Store:
+        kwargs: dict[str, Any] = {}
+        if url.startswith("sqlite"):
+            kwargs["connect_args"] = {"timeout": 5}
+        engine = create_async_engine(url, **kwargs)
+        if engine.dialect.name == "sqlite":
+            sync_engine: Engine = engine.sync_engine
+            event.listen(sync_engine, "connect", _sqlite_pragmas)
+        store = cls(engine)
+        async with engine.begin() as conn:
+            await apply_migrations(conn)
+        return store
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    async def ping(self) -> None:
+        async with self.engine.connect() as conn:
+            await conn.execute(select(1))
+
+    # --- sessions -----------------------------------------------------------------
+
+    async def ensure_tenant(self, tenant_id: str) -> None:
+        async with self.engine.begin() as conn:
+            found = await conn.scalar(select(t.tenants.c.id).where(t.tenants.c.id == tenant_id))
+            if found is None:
+                await conn.execute(insert(t.tenants).values(id=tenant_id, created_at=time.time()))
+
+    async def get_session(self, session_id: str) -> SessionRow | None:
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(select(t.sessions).where(t.sessions.c.id == session_id))
+            ).first()
+        return _session_from_row(row) if row else None
+
+    async def find_external_session(self, tenant_id: str, external_id: str) -> SessionRow | None:
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(t.sessions).where(
+                        t.sessions.c.tenant_id == tenant_id,
+                        t.sessions.c.external_id == external_id,
+                    )
+                )
+            ).first()
+        return _session_from_row(row) if row else None
+
+    async def list_sessions(self, tenant_id: str | None, limit: int = 100) -> list[SessionRow]:
+        query = select(t.sessions).order_by(t.sessions.c.updated_at.desc()).limit(limit)
+        if tenant_id is not None:
+            query = query.where(t.sessions.c.tenant_id == tenant_id)
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [_session_from_row(r) for r in rows]
+
+    async def match_chain(
+        self, tenant_id: str, chain: Sequence[str], session_id: str | None = None
+    ) -> ChainMatch | None:
+        """The stored session sharing the longest prefix with `chain` (same tenant)."""
+        if not chain:
+            return None
+        query = (
+            select(t.messages.c.session_id, t.messages.c.ordinal, t.sessions.c.updated_at)
+            .join(t.sessions, t.sessions.c.id == t.messages.c.session_id)
+            .where(t.messages.c.tenant_id == tenant_id)
+            .order_by(t.messages.c.ordinal.desc(), t.sessions.c.updated_at.desc())
+            .limit(1)
+        )
+        if session_id is not None:
+            query = query.where(t.messages.c.session_id == session_id)
+        # Equal chain hashes mean equal prefixes, so the highest matching ordinal is the
+        # longest shared prefix. Chunks (driver parameter limits) are tried from the end.
+        for end in range(len(chain), 0, -900):
+            part = list(chain[max(0, end - 900) : end])
+            async with self.engine.connect() as conn:
+                row = (await conn.execute(query.where(t.messages.c.chain_hash.in_(part)))).first()
+            if row is not None:
+                return ChainMatch(row.session_id, row.ordinal + 1)
+        return None
+
+    async def create_session(
+        self,
+        tenant_id: str,
+        *,
+        external_id: str | None = None,
+        parent_id: str | None = None,
+        fork_ordinal: int | None = None,
+        system: list[dict[str, Any]] | None = None,
+        arm: str | None = None,
+        session_id: str,
+    ) -> SessionRow:
+        now = time.time()
+        row = SessionRow(
+            id=session_id,
+            tenant_id=tenant_id,
+            external_id=external_id,
+            parent_id=parent_id,
+            fork_ordinal=fork_ordinal,
+            system=system,
+            message_count=0,
+            arm=arm,
+            created_at=now,
+            updated_at=now,
+        )
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                insert(t.sessions).values(
+                    id=row.id,
+                    tenant_id=tenant_id,
+                    external_id=external_id,
+                    parent_id=parent_id,
+                    fork_ordinal=fork_ordinal,
+                    system_json=json.dumps(system, ensure_ascii=False) if system else None,
+                    message_count=0,
+                    arm=arm,
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+        return row
+
+    # --- messages ------------------------------------------------------------------
+
+    async def load_messages(
+        self, session_id: str, start: int = 0, end: int | None = None
+    ) -> list[StoredMessage]:
+        query = (
+            select(t.messages)
+            .where(t.messages.c.session_id == session_id, t.messages.c.ordinal >= start)
+            .order_by(t.messages.c.ordinal)
+        )
+        if end is not None:
+            query = query.where(t.messages.c.ordinal < end)
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [_message_from_row(r) for r in rows]
+
+    async def write_turns(
+        self,
+        session: SessionRow,
+        start: int,
+        turns: Sequence[StoredMessage],
+        *,
+        system: list[dict[str, Any]] | None = None,
+        items: Sequence[MemoryItem] | None = None,
+        drop_items_from: int | None = None,
+    ) -> None:
+        """Replace the session's turns from `start` on with `turns`, in one transaction.
+
+        `items` (if given) are upserted; `drop_items_from` deletes items created at
+        or after that ordinal first (rollback of memory derived from discarded turns).
+        """
+        now = time.time()
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                delete(t.messages).where(
+                    t.messages.c.session_id == session.id, t.messages.c.ordinal >= start
+                )
+            )
+            if turns:
+                await conn.execute(
+                    insert(t.messages),
+                    [
+                        {
+                            "session_id": session.id,
+                            "ordinal": m.ordinal,
+                            "tenant_id": session.tenant_id,
+                            "role": m.role,
+                            "message_json": json.dumps(m.message, ensure_ascii=False),
+                            "text": m.text,
+                            "tool_call_id": m.tool_call_id,
+                            "tool_call_ids": json.dumps(list(m.tool_call_ids))
+                            if m.tool_call_ids
+                            else None,
+                            "content_hash": m.content_hash,
+                            "chain_hash": m.chain_hash,
+                            "tokens": m.tokens,
+                            "created_at": m.created_at,
+                        }
+                        for m in turns
+                    ],
+                )
+            count = start + len(turns)
+            values: dict[str, Any] = {"message_count": count, "updated_at": now}
+            if system is not None:
+                values["system_json"] = json.dumps(system, ensure_ascii=False)
+            await conn.execute(
+                update(t.sessions).where(t.sessions.c.id == session.id).values(**values)
+            )
+            if drop_items_from is not None:
+                await conn.execute(
+                    delete(t.memory_items).where(
+                        t.memory_items.c.session_id == session.id,
+                        t.memory_items.c.source_ordinal >= drop_items_from,
+                    )
+                )
+            if items:
+                await self._upsert_items(conn, session.id, items)
+        session.message_count = count
+        session.updated_at = now
+        if system is not None:
+            session.system = system
+
+    # --- memory items -------------------------------------------------------------
+
+    async def load_items(self, session_id: str) -> list[MemoryItem]:
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(t.memory_items)
+                    .where(t.memory_items.c.session_id == session_id)
+                    .order_by(t.memory_items.c.source_ordinal, t.memory_items.c.id)
+                )
+            ).all()
+        return [item_from_row(r) for r in rows]
+
+    async def save_items(self, session_id: str, items: Sequence[MemoryItem]) -> None:
+        if not items:
+            return
+        async with self.engine.begin() as conn:
+            await self._upsert_items(conn, session_id, items)
+
+    async def replace_items(self, session_id: str, items: Sequence[MemoryItem]) -> None:
+        """Make the stored items exactly `items` (after a rollback)."""
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                delete(t.memory_items).where(t.memory_items.c.session_id == session_id)
+            )
+            if items:
+                await conn.execute(
+                    insert(t.memory_items), [item_to_row(session_id, i) for i in items]
+                )
+
+    async def _upsert_items(self, conn: Any, session_id: str, items: Sequence[MemoryItem]) -> None:
+        ids = [i.id for i in items]
+        await conn.execute(delete(t.memory_items).where(t.memory_items.c.id.in_(ids)))
+        await conn.execute(insert(t.memory_items), [item_to_row(session_id, i) for i in items])
+
+    # --- request records ------------------------------------------------------------
+
+    async def save_requests(self, rows: Sequence[dict[str, Any]]) -> None:
+        if rows:
+            async with self.engine.begin() as conn:
+                await conn.execute(insert(t.requests), list(rows))
+
+    async def get_request(self, request_id: str) -> dict[str, Any] | None:
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(select(t.requests).where(t.requests.c.id == request_id))
+            ).first()
+        return dict(row._mapping) if row else None
+
+    async def list_requests(
+        self, *, session_id: str | None = None, limit: int = 20, before: str | None = None
+    ) -> list[dict[str, Any]]:
+        query = select(t.requests).order_by(t.requests.c.id.desc()).limit(limit)
+        if session_id:
+            query = query.where(t.requests.c.session_id == session_id)
+        if before:
+            query = query.where(t.requests.c.id < before)
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [dict(r._mapping) for r in rows]
+
+    async def last_request_for_session(self, session_id: str) -> dict[str, Any] | None:
+        rows = await self.list_requests(session_id=session_id, limit=1)
+        return rows[0] if rows else None

@@ -1,0 +1,269 @@
+"""A real OpenAI-compatible upstream on 127.0.0.1 for tests, `eval` and `bench`.
+
+It records every request body it receives (the assertion point of the tests),
+answers deterministically (an echo, a tool call when tools are offered, or a
+scripted reply keyed by the last user/tool message), and injects faults on
+demand: an HTTP status (with Retry-After), a delay, a reset connection, or a
+stream cut mid-way. It runs in a background thread with its own event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+Reply = dict[str, Any]  # an assistant message: {"content": ...} or {"tool_calls": [...]}
+
+
+@dataclass
+class Fault:
+    """One injected failure, consumed by the next matching request."""
+
+    status: int | None = None  # answer with this HTTP status and an OpenAI error body
+    retry_after: str | None = None
+    delay_s: float = 0.0  # sleep before answering (timeouts)
+    reset: bool = False  # close the connection without an answer
+    cut_after_chunks: int | None = None  # streaming: stop after N chunks, no [DONE]
+    message: str = "injected fault"
+
+
+@dataclass
+class RecordedRequest:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    raw: bytes
+    at: float
+
+
+@dataclass
+class StubState:
+    received: list[RecordedRequest] = field(default_factory=list)
+    faults: deque[Fault] = field(default_factory=deque)
+    script: dict[str, Reply] = field(default_factory=dict)
+    responder: Callable[[dict[str, Any]], Reply | None] | None = None
+    chunk_delay_s: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _last_prompt_text(body: dict[str, Any]) -> str:
+    for msg in reversed(body.get("messages") or []):
+        if isinstance(msg, dict) and msg.get("role") in ("user", "tool"):
+            content = msg.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def _default_reply(body: dict[str, Any]) -> Reply:
+    messages = body.get("messages") or []
+    last = messages[-1] if messages else {}
+    if body.get("tools") and isinstance(last, dict) and last.get("role") == "user":
+        tool = body["tools"][0]["function"]["name"]
+        return {
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": f"call_{len(messages)}",
+                    "type": "function",
+                    "function": {"name": tool, "arguments": json.dumps({"q": "stub"})},
+                }
+            ],
+        }
+    return {"content": f"echo: {_last_prompt_text(body)}"}
+
+
+def _usage(body: dict[str, Any], reply: Reply) -> dict[str, int]:
+    prompt = max(1, len(json.dumps(body.get("messages"), ensure_ascii=False)) // 4)
+    completion = max(1, len(json.dumps(reply, ensure_ascii=False)) // 4)
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+async def _reset_body() -> AsyncIterator[bytes]:
+    raise ConnectionResetError("stub: injected reset")
+    yield b""  # pragma: no cover - makes this an async generator
+
+
+class _Handler:
+    def __init__(self, state: StubState) -> None:
+        self.state = state
+
+    def _next_fault(self) -> Fault | None:
+        with self.state.lock:
+            return self.state.faults.popleft() if self.state.faults else None
+
+    def _reply_for(self, body: dict[str, Any]) -> Reply:
+        if self.state.responder is not None:
+            reply = self.state.responder(body)
+            if reply is not None:
+                return reply
+        scripted = self.state.script.get(_last_prompt_text(body))
+        return scripted if scripted is not None else _default_reply(body)
+
+    async def chat(self, request: Request) -> Response:
+        raw = await request.body()
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            return JSONResponse({"error": {"message": "bad json"}}, status_code=400)
+        with self.state.lock:
+            self.state.received.append(
+                RecordedRequest(request.url.path, dict(request.headers), body, raw, time.time())
+            )
+        fault = self._next_fault()
+        if fault and fault.delay_s:
+            await asyncio.sleep(fault.delay_s)
+        if fault and fault.reset:
+            # Headers go out, then the connection drops: what a client sees when
+            # a load balancer or the provider resets a connection mid-answer.
+            return StreamingResponse(_reset_body(), media_type="application/json")
+        if fault and fault.status:
+            headers = {"retry-after": fault.retry_after} if fault.retry_after else {}
+            err = {"message": fault.message, "type": "stub_error", "param": None, "code": None}
+            return JSONResponse({"error": err}, status_code=fault.status, headers=headers)
+        reply = self._reply_for(body)
+        model = body.get("model", "stub")
+        if body.get("stream"):
+            cut = fault.cut_after_chunks if fault else None
+            return StreamingResponse(
+                self._stream(body, reply, model, cut), media_type="text/event-stream"
+            )
+        finish = "tool_calls" if reply.get("tool_calls") else "stop"
+        message = {"role": "assistant", "content": reply.get("content")}
+        if reply.get("tool_calls"):
+            message["tool_calls"] = reply["tool_calls"]
+        return JSONResponse(
+            {
+                "id": f"chatcmpl-stub{len(self.state.received)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                "usage": _usage(body, reply),
+            }
+        )
+
+    async def _stream(
+        self, body: dict[str, Any], reply: Reply, model: str, cut: int | None
+    ) -> AsyncIterator[bytes]:
+        base = {
+            "id": f"chatcmpl-stub{len(self.state.received)}",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": model,
+        }
+        deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+        if reply.get("tool_calls"):
+            for i, call in enumerate(reply["tool_calls"]):
+                deltas.append({"tool_calls": [{"index": i, **call}]})
+        else:
+            text = reply.get("content") or ""
+            step = max(1, len(text) // 4)
+            deltas += [{"content": text[i : i + step]} for i in range(0, len(text), step)]
+        finish = "tool_calls" if reply.get("tool_calls") else "stop"
+        for n, delta in enumerate(deltas):
+            if cut is not None and n >= cut:
+                raise ConnectionResetError("stub: stream cut")
+            chunk = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+            yield f"data: {json.dumps(chunk)}\n\n".encode()
+            if self.state.chunk_delay_s:
+                await asyncio.sleep(self.state.chunk_delay_s)
+        last = {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}
+        yield f"data: {json.dumps(last)}\n\n".encode()
+        if (body.get("stream_options") or {}).get("include_usage"):
+            usage = {**base, "choices": [], "usage": _usage(body, reply)}
+            yield f"data: {json.dumps(usage)}\n\n".encode()
+        yield b"data: [DONE]\n\n"
+
+    async def models(self, request: Request) -> Response:
+        return JSONResponse({"object": "list", "data": [{"id": "stub", "object": "model"}]})
+
+
+def build_stub_app(state: StubState) -> Starlette:
+    handler = _Handler(state)
+    return Starlette(
+        routes=[
+            Route("/v1/chat/completions", handler.chat, methods=["POST"]),
+            Route("/chat/completions", handler.chat, methods=["POST"]),
+            Route("/v1/models", handler.models, methods=["GET"]),
+        ]
+    )
+
+
+class StubUpstream:
+    """The stub served by uvicorn in a daemon thread on 127.0.0.1:<free port>."""
+
+    def __init__(self) -> None:
+        self.state = StubState()
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", 0))
+        self.port: int = self._sock.getsockname()[1]
+        config = uvicorn.Config(
+            build_stub_app(self.state), log_level="critical", lifespan="off", access_log=False
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._run, name="stub-upstream", daemon=True)
+
+    @property
+    def url(self) -> str:
+        """Base URL in the form litellm's `api_base` expects for OpenAI-compatible servers."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def received(self) -> list[RecordedRequest]:
+        return self.state.received
+
+    def _run(self) -> None:
+        self._server.run(sockets=[self._sock])
+
+    def start(self) -> StubUpstream:
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("stub upstream did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=5)
+        self._sock.close()
+
+    def inject(self, fault: Fault, times: int = 1) -> None:
+        with self.state.lock:
+            self.state.faults.extend([fault] * times)
+
+    def reset(self) -> None:
+        with self.state.lock:
+            self.state.received.clear()
+            self.state.faults.clear()
+            self.state.script.clear()
+            self.state.responder = None
+            self.state.chunk_delay_s = 0.0
+
+    def __enter__(self) -> StubUpstream:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,242 @@
+"""The provider side: the only module that imports litellm.
+
+litellm is imported lazily (it costs seconds and, unless told otherwise, tries
+to download a model-cost map), once, when the app starts. Everything the
+client sent besides the messages goes to the provider unchanged; litellm's
+exceptions become `ProxyError`s that keep the provider's status and message.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from proxy.config import ModelEntry, Settings
+from proxy.errors import ProxyError
+
+log = logging.getLogger("memproxy.upstream")
+
+# Providers that speak OpenAI's wire format: fields litellm would swallow or
+# reject (`user`, `metadata`, vendor extensions) can ride in `extra_body`.
+_OPENAI_WIRE = frozenset({"openai", "custom_openai", "azure", "hosted_vllm", "lm_studio"})
+# Fields litellm consumes for itself instead of forwarding.
+_LITELLM_SWALLOWS = frozenset({"user", "metadata"})
+# Request fields we handle ourselves.
+_OWN_FIELDS = frozenset({"model", "messages", "stream"})
+_SECRET_KEYS = ("api_key", "aws_secret_access_key", "vertex_credentials")
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where a model name goes: litellm params (with secrets) and a safe label."""
+
+    model_name: str
+    params: dict[str, Any]
+    max_input_tokens: int | None
+
+    @property
+    def provider_model(self) -> str:
+        return str(self.params["model"])
+
+
+@dataclass(slots=True)
+class Completion:
+    body: dict[str, Any]
+    usage: dict[str, Any] | None
+    cost: float | None
+    upstream_ms: float
+
+
+def _strip_provider_fields(value: Any) -> Any:
+    """Drop litellm's bookkeeping keys so responses keep OpenAI's shape."""
+    if isinstance(value, dict):
+        return {
+            k: _strip_provider_fields(v)
+            for k, v in value.items()
+            if k not in ("provider_specific_fields", "_hidden_params", "_response_ms")
+        }
+    if isinstance(value, list):
+        return [_strip_provider_fields(v) for v in value]
+    return value
+
+
+def redact(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return text
+
+
+class Upstream:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._litellm: Any = None
+        self.secrets = [
+            str(entry.litellm_params[key])
+            for entry in settings.model_list
+            for key in _SECRET_KEYS
+            if entry.litellm_params.get(key)
+        ]
+
+    # --- lifecycle ------------------------------------------------------------
+
+    def load(self) -> None:
+        """Import and quiet litellm: no network, no callbacks on the hot path."""
+        if self._litellm is not None:
+            return
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        os.environ.setdefault("LITELLM_LOG", "ERROR")
+        import litellm
+
+        litellm.suppress_debug_info = True
+        litellm.telemetry = False
+        litellm.set_verbose = False
+        litellm.callbacks = []
+        litellm.success_callback = []
+        litellm.failure_callback = []
+        litellm.turn_off_message_logging = True
+        logging.getLogger("LiteLLM").setLevel(logging.ERROR)
+        self._litellm = litellm
+
+    @property
+    def litellm(self) -> Any:
+        if self._litellm is None:
+            self.load()
+        return self._litellm
+
+    # --- routing --------------------------------------------------------------
+
+    def resolve(self, model: str) -> Target:
+        entry: ModelEntry | None = self.settings.find_model(model)
+        if entry is not None:
+            info = entry.model_info.get("max_input_tokens")
+            return Target(
+                model, dict(entry.litellm_params), info if isinstance(info, int) else None
+            )
+        if self.settings.server.allow_passthrough_models:
+            return Target(model, {"model": model}, None)
+        raise ProxyError(
+            404,
+            f"The model `{model}` does not exist or is not configured in memproxy's model_list",
+            param="model",
+            code="model_not_found",
+        )
+
+    def model_names(self) -> list[str]:
+        return [entry.model_name for entry in self.settings.model_list]
+
+    def input_window(self, target: Target) -> int | None:
+        """The model's input window from config, else litellm's model info."""
+        if target.max_input_tokens:
+            return target.max_input_tokens
+        try:
+            info = self.litellm.get_model_info(target.provider_model)
+        except Exception:  # unknown model: the caller falls back to a default
+            return None
+        value = info.get("max_input_tokens") if isinstance(info, dict) else None
+        return int(value) if isinstance(value, int) else None
+
+    def _provider(self, target: Target) -> str:
+        try:
+            return str(self.litellm.get_llm_provider(target.provider_model)[1])
+        except Exception:
+            return ""
+
+    def build_call(
+        self, target: Target, messages: list[dict[str, Any]], params: dict[str, Any], stream: bool
+    ) -> dict[str, Any]:
+        server = self.settings.server
+        httpx_timeout = _timeout(server.request_timeout_s, server.connect_timeout_s)
+        call: dict[str, Any] = {
+            **target.params,
+            "messages": messages,
+            "stream": stream,
+            "timeout": httpx_timeout,
+            "num_retries": server.num_retries,
+            "max_retries": server.num_retries,
+        }
+        openai_wire = self._provider(target) in _OPENAI_WIRE
+        extra: dict[str, Any] = dict(call.pop("extra_body", None) or {})
+        for key, value in params.items():
+            if key in _OWN_FIELDS:
+                continue
+            if key in _LITELLM_SWALLOWS:
+                if openai_wire:
+                    extra[key] = value
+                elif key == "user":
+                    call[key] = value
+                continue
+            if key == "extra_body" and isinstance(value, dict):
+                extra.update(value)
+                continue
+            call[key] = value
+        if extra:
+            call["extra_body"] = extra
+        return call
+
+    # --- calls ----------------------------------------------------------------
+
+    async def complete(self, call: dict[str, Any]) -> Completion:
+        started = time.perf_counter()
+        try:
+            response = await self.litellm.acompletion(**call)
+        except Exception as exc:
+            raise self.map_error(exc) from None
+        body = _strip_provider_fields(response.model_dump())
+        usage = body.get("usage")
+        return Completion(body, usage, self.cost(response), (time.perf_counter() - started) * 1000)
+
+    async def open_stream(self, call: dict[str, Any]) -> AsyncIterator[Any]:
+        try:
+            stream = await self.litellm.acompletion(**call)
+        except Exception as exc:
+            raise self.map_error(exc) from None
+        return stream  # type: ignore[no-any-return]
+
+    def chunk_dict(self, chunk: Any) -> dict[str, Any]:
+        data = chunk.model_dump(exclude_none=True) if hasattr(chunk, "model_dump") else dict(chunk)
+        return _strip_provider_fields(data)  # type: ignore[no-any-return]
+
+    def cost(self, response: Any) -> float | None:
+        try:
+            return float(self.litellm.completion_cost(completion_response=response))
+        except Exception:  # models without a price (local servers, stubs)
+            return None
+
+    def map_error(self, exc: BaseException) -> ProxyError:
+        """Keep the provider's status and message; timeouts → 504, unreachable → 502."""
+        litellm = self.litellm
+        message = redact(str(getattr(exc, "message", None) or exc), self.secrets)
+        headers: dict[str, str] = {}
+        response = getattr(exc, "response", None)
+        retry_after = None
+        if response is not None:
+            try:
+                retry_after = response.headers.get("retry-after")
+            except Exception:
+                retry_after = None
+        if retry_after:
+            headers["Retry-After"] = str(retry_after)
+        if isinstance(exc, litellm.Timeout):
+            return ProxyError(504, f"upstream timed out: {message}", code="upstream_timeout")
+        status = getattr(exc, "status_code", None)
+        lowered = message.lower()
+        if isinstance(exc, litellm.APIConnectionError) or (
+            status == 500 and "connection error" in lowered
+        ):
+            return ProxyError(502, f"upstream unreachable: {message}", code="upstream_unreachable")
+        if isinstance(exc, litellm.UnsupportedParamsError):
+            return ProxyError(400, message, code="unsupported_parameter")
+        if isinstance(status, int) and 400 <= status < 600:
+            return ProxyError(status, message, code="upstream_error", headers=headers)
+        return ProxyError(502, f"upstream error: {message}", code="upstream_error")
+
+
+def _timeout(total: float, connect: float) -> Any:
+    import httpx
+
+    return httpx.Timeout(total, connect=connect)
