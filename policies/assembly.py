@@ -99,6 +99,20 @@ def _turn_candidates(
     ]
 
 
+def _run_candidates(
+    turns: Sequence[Turn], decision: Decision, reason: str, section: str
+) -> list[Candidate]:
+    """One candidate for a run of turns sharing a decision (ref "first-last").
+
+    Long histories are mostly one run of "outside recent window": logging it
+    once keeps the record (and the work per request) independent of length.
+    """
+    if len(turns) <= 2:
+        return _turn_candidates(turns, decision, reason, section)
+    ref = f"{turns[0].ordinal}-{turns[-1].ordinal}"
+    return [Candidate("turns", ref, _tokens(turns), 0.0, decision, reason, section)]
+
+
 def _mandatory_candidates(inp: AssemblyInput) -> list[Candidate]:
     return _turn_candidates(
         inp.system, "mandatory", "mandatory: system prompt", "system"
@@ -117,7 +131,7 @@ def _unchanged(inp: AssemblyInput, reason: str) -> AssembledContext:
     """The client's messages exactly as sent."""
     sys_t, hist_t, tail_t = _tokens(inp.system), _tokens(inp.history), _tokens(inp.tail)
     candidates = _mandatory_candidates(inp)
-    candidates += _turn_candidates(inp.history, "kept", reason, "recent")
+    candidates += _run_candidates(inp.history, "kept", reason, "recent")
     candidates += _unused_memory(inp, f"not needed: {reason}")
     return AssembledContext(
         messages=[t.raw for t in (*inp.system, *inp.history, *inp.tail)],
@@ -145,7 +159,7 @@ def _shortcut(inp: AssemblyInput, groups: list[list[Turn]]) -> AssembledContext 
         return None
     reason = "mandatory part alone exceeds budget"
     candidates = _mandatory_candidates(inp)
-    candidates += _turn_candidates(inp.history, "dropped", reason, "recent")
+    candidates += _run_candidates(inp.history, "dropped", reason, "recent")
     candidates += _unused_memory(inp, reason)
     return AssembledContext(
         messages=[t.raw for t in (*inp.system, *inp.tail)],
@@ -171,11 +185,20 @@ def _finish(
     """Lay the pieces out in section order and write the account."""
     recent = [t for i in window.kept for t in groups[i]]
     candidates = _mandatory_candidates(inp)
+    run: list[Turn] = []
+    run_reason = ""
     for i, group in enumerate(groups):
-        if i in window.dropped:
-            candidates += _turn_candidates(group, "dropped", window.dropped[i], "recent")
-        else:
+        reason = window.dropped.get(i)
+        if reason is None:
+            candidates += _run_candidates(run, "dropped", run_reason, "recent")
+            run = []
             candidates += _turn_candidates(group, "kept", "fits: recent window", "recent")
+            continue
+        if reason != run_reason:
+            candidates += _run_candidates(run, "dropped", run_reason, "recent")
+            run, run_reason = [], reason
+        run.extend(group)
+    candidates += _run_candidates(run, "dropped", run_reason, "recent")
     candidates += extra_candidates
     sections = [Section("system", _tokens(inp.system), len(inp.system))]
     for gen in head:

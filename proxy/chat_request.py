@@ -21,6 +21,10 @@ PART_TYPES = frozenset(
 )
 
 
+_PLAIN_KEYS = frozenset({"role", "content", "name"})
+_PLAIN_ROLES = frozenset({"system", "developer", "user", "assistant"})
+
+
 @dataclass(slots=True)
 class ChatRequest:
     model: str
@@ -116,6 +120,15 @@ def parse_chat_request(body: Any, *, max_messages: int) -> ChatRequest:
     if len(messages) > max_messages:
         raise _bad(f"too many messages: {len(messages)} > {max_messages}", "messages")
     for i, msg in enumerate(messages):
+        # Fast path for the plain text turns that make up long histories.
+        if (
+            type(msg) is dict
+            and msg.keys() <= _PLAIN_KEYS
+            and type(msg.get("content")) is str
+            and msg.get("role") in _PLAIN_ROLES
+            and type(msg.get("name", "")) is str
+        ):
+            continue
         _check_message(msg, i)
     stream = body.get("stream", False)
     if stream is not None and not isinstance(stream, bool):

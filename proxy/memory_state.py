@@ -1,7 +1,9 @@
 """Working memory of sessions: load (cached), extract from new turns, persist.
 
 Runs under the session's ticket, so a session's items are only ever changed by
-one request at a time, in request order.
+one request at a time, in request order. Exposure counters (how often an item
+was shown) change on every request; they are kept in memory and written with
+the next batch of item changes rather than costing a transaction each.
 """
 
 from __future__ import annotations
@@ -15,17 +17,31 @@ from policies.types import Extraction, ExtractionContext, MemoryItem, Turn
 from proxy.ids import new_id
 from proxy.store.repo import Store
 
-_USER_LIKE = frozenset({"user", "assistant", "tool"})
+_EXTRACTED_ROLES = frozenset({"user", "assistant", "tool"})
+
+
+def _fingerprint(item: MemoryItem) -> tuple[object, ...]:
+    return (
+        item.status,
+        item.value,
+        item.superseded_by,
+        item.replaces,
+        item.pinned,
+        item.importance,
+        len(item.versions),
+    )
 
 
 class MemoryState:
     def __init__(self, store: Store, cache_sessions: int = 2000) -> None:
         self.store = store
         self._cache: OrderedDict[str, list[MemoryItem]] = OrderedDict()
+        self._dirty: dict[str, set[str]] = {}  # session -> item ids with unsaved exposure
         self._cache_sessions = cache_sessions
 
     def invalidate(self, session_id: str) -> None:
         self._cache.pop(session_id, None)
+        self._dirty.pop(session_id, None)
 
     async def items(self, session_id: str) -> list[MemoryItem]:
         cached = self._cache.get(session_id)
@@ -40,7 +56,8 @@ class MemoryState:
         self._cache[session_id] = items
         self._cache.move_to_end(session_id)
         while len(self._cache) > self._cache_sessions:
-            self._cache.popitem(last=False)
+            evicted, _ = self._cache.popitem(last=False)
+            self._dirty.pop(evicted, None)  # exposure is advisory; losing it is harmless
 
     async def extract(
         self,
@@ -56,7 +73,7 @@ class MemoryState:
         user_index = sum(1 for t in turns[:start] if t.role == "user")
         results: list[tuple[int, Extraction]] = []
         for turn in turns[start:]:
-            if turn.role not in _USER_LIKE:
+            if turn.role not in _EXTRACTED_ROLES:
                 continue
             ctx = ExtractionContext(
                 system_prompt=system_prompt,
@@ -70,36 +87,33 @@ class MemoryState:
                 items = apply_extraction(items, extraction, turn.ordinal)
             if turn.role == "user":
                 user_index += 1
-        changed = [i for i in items if before.get(i.id) != _fingerprint(i)]
-        if changed:
-            await self.store.save_items(session_id, changed)
         self._remember(session_id, items)
+        changed = {i.id for i in items if before.get(i.id) != _fingerprint(i)}
+        await self._save(session_id, changed)
         return results
 
-    async def mark_used(self, session_id: str, item_ids: Sequence[str], ordinal: int) -> None:
-        """Exposure and recency feed the scoring of later requests."""
-        if not item_ids:
+    def mark_used(self, session_id: str, item_ids: Sequence[str], ordinal: int) -> None:
+        """Exposure and recency feed the scoring of later requests (saved lazily)."""
+        items = self._cache.get(session_id)
+        if not items or not item_ids:
             return
         wanted = set(item_ids)
-        items = await self.items(session_id)
-        touched = []
         for item in items:
             if item.id in wanted:
                 item.exposure += 1
                 item.last_used_ordinal = ordinal
-                touched.append(item)
-        await self.store.save_items(session_id, touched)
+        self._dirty.setdefault(session_id, set()).update(wanted)
 
+    async def flush(self, session_id: str) -> None:
+        await self._save(session_id, set())
 
-def _fingerprint(item: MemoryItem) -> tuple[object, ...]:
-    return (
-        item.id,
-        item.status,
-        item.value,
-        item.superseded_by,
-        item.replaces,
-        item.pinned,
-        item.exposure,
-        item.last_used_ordinal,
-        len(item.versions),
-    )
+    async def flush_all(self) -> None:
+        for session_id in list(self._dirty):
+            await self.flush(session_id)
+
+    async def _save(self, session_id: str, changed: set[str]) -> None:
+        ids = changed | self._dirty.pop(session_id, set())
+        if not ids:
+            return
+        items = self._cache.get(session_id) or []
+        await self.store.save_items(session_id, [i for i in items if i.id in ids])

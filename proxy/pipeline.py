@@ -1,7 +1,7 @@
 """The one place that orchestrates a chat request.
 
 resolve session → ingest new turns → extract memory → assemble context →
-forward (litellm) → record the answer → respond → (off the response path)
+forward (litellm) → store the answer → respond → (off the response path)
 extract from the answer, write the request record, release the session.
 """
 
@@ -9,26 +9,37 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi.responses import JSONResponse, Response
 
 from policies.assembly import AssemblyInput
-from policies.budget import message_tokens, resolve_budget, split_mandatory
+from policies.budget import resolve_budget, split_mandatory
 from policies.registry import Policies, Preset
-from policies.types import AssembledContext, Turn
-from proxy.chat_request import SYSTEM_ROLES, ChatRequest, chain_hashes, message_hash, message_text
+from policies.types import AssembledContext, MemoryItem, Turn
+from proxy.chat_request import ChatRequest, chain_hashes, message_hash
 from proxy.config import Settings
+from proxy.conversation import (
+    Conversation,
+    ConversationCache,
+    SessionTurns,
+    build_conversation,
+    make_turn,
+    shared_prefix,
+    stored_from_turn,
+    system_turns,
+    turn_from_stored,
+)
 from proxy.errors import ProxyError
 from proxy.memory_state import MemoryState
+from proxy.records import Outcome, context_record, prefix_share
 from proxy.request_log import RequestLog
-from proxy.sessions import Conversation, KeyedLocks, Resolution, SessionQueue, SessionResolver
-from proxy.store.repo import Store, StoredMessage
+from proxy.sessions import KeyedLocks, Resolution, SessionQueue, SessionResolver
+from proxy.store.repo import SessionRow, Store
 from proxy.tokens import TokenCounter, TokenCounters
 from proxy.upstream import Target, Upstream
 
@@ -58,16 +69,18 @@ class Prepared:
     mode: str
     preset: Preset
     counter: TokenCounter
-    resolution: Resolution | None
-    turns: list[Turn]
-    forwarded: list[dict[str, Any]]
+    budget: int
     raw_tokens: int
+    forwarded: list[dict[str, Any]]
     context_tokens: int
-    budget: int | None
-    assembled: AssembledContext | None
-    shadow: AssembledContext | None
-    operations: list[dict[str, Any]]
-    release: Any  # releases the session ticket (idempotent)
+    release: Callable[[], None] = lambda: None
+    resolution: Resolution | None = None
+    turns: list[Turn] = field(default_factory=list)  # the session's conversation turns
+    system: list[Turn] = field(default_factory=list)
+    chain: list[str] = field(default_factory=list)
+    assembled: AssembledContext | None = None
+    shadow: AssembledContext | None = None
+    operations: list[dict[str, Any]] = field(default_factory=list)
     prefix_share: float | None = None
     proxy_ms: float = 0.0
 
@@ -80,13 +93,12 @@ class Prepared:
             "X-Memory-Request-Id": self.ctx.request_id,
             "X-Memory-Mode": self.mode,
             "X-Memory-Policy": self.preset.name,
+            "X-Memory-Budget": str(self.budget),
             "X-Memory-Raw-Tokens": str(self.raw_tokens),
             "X-Memory-Context-Tokens": str(self.context_tokens),
         }
         if self.session_id:
             out["X-Memory-Session"] = self.session_id
-        if self.budget is not None:
-            out["X-Memory-Budget"] = str(self.budget)
         if self.assembled is not None and self.assembled.over_budget:
             out["X-Memory-Over-Budget"] = "1"
         if self.shadow is not None:
@@ -94,12 +106,8 @@ class Prepared:
         return out
 
 
-def count_messages(counter: TokenCounter, messages: Sequence[dict[str, Any]]) -> int:
-    return sum(message_tokens(m, counter) for m in messages)
-
-
-def _clean_answer(message: dict[str, Any]) -> dict[str, Any]:
-    """The assistant message as a client will send it back next turn."""
+def clean_answer(message: dict[str, Any]) -> dict[str, Any]:
+    """The assistant message as a client sends it back next turn (no null extras)."""
     out: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
     if message.get("tool_calls"):
         out["tool_calls"] = [
@@ -114,19 +122,6 @@ def _clean_answer(message: dict[str, Any]) -> dict[str, Any]:
             for c in message["tool_calls"]
         ]
     return out
-
-
-def prefix_share(previous: list[dict[str, Any]] | None, current: list[dict[str, Any]]) -> float:
-    """Share of `current`'s messages (by serialized size) that equal `previous`'s prefix."""
-    if not previous or not current:
-        return 0.0
-    total = sum(len(json.dumps(m, ensure_ascii=False)) for m in current)
-    same = 0
-    for a, b in zip(previous, current, strict=False):
-        if a != b:
-            break
-        same += len(json.dumps(b, ensure_ascii=False))
-    return same / total if total else 0.0
 
 
 class Pipeline:
@@ -146,14 +141,15 @@ class Pipeline:
         self.counters = TokenCounters()
         self.memory = MemoryState(store)
         self.resolver = SessionResolver(store)
+        self.cache = ConversationCache()
         self.conversation_locks = KeyedLocks()
         self.queue = SessionQueue()
         self._background: set[asyncio.Task[Any]] = set()
         self._last_forwarded: dict[str, list[dict[str, Any]]] = {}
 
-    # --- request entry ---------------------------------------------------------
+    # --- request entry ------------------------------------------------------------
 
-    def choose_mode(self, header: str | None) -> str:
+    def _mode(self, header: str | None) -> str:
         mode = (header or self.settings.memory.default_mode).strip().lower()
         if mode not in MODES:
             raise ProxyError(
@@ -164,36 +160,40 @@ class Pipeline:
             )
         return mode
 
-    async def prepare(self, req: ChatRequest, ctx: RequestContext) -> Prepared:
-        target = self.upstream.resolve(req.model)
-        mode = self.choose_mode(ctx.mode_header)
+    def _preset(self, header: str | None) -> Preset:
         try:
-            preset = self.policies.preset(ctx.policy_header)
+            return self.policies.preset(header)
         except ValueError as exc:
             raise ProxyError(
                 400, str(exc), param="X-Memory-Policy", code="invalid_header"
             ) from None
-        counter = self.counters.for_model(target.provider_model)
-        raw_tokens = count_messages(counter, req.messages)
-        window = (
-            self.upstream.input_window(target)
-            if ctx.budget_header is None and (self.settings.memory.budget_tokens is None)
-            else None
-        )
+
+    def _budget(self, req: ChatRequest, ctx: RequestContext, target: Target) -> int:
+        memory = self.settings.memory
+        window = None
+        if ctx.budget_header is None and memory.budget_tokens is None:
+            window = self.upstream.input_window(target)
         try:
-            budget = resolve_budget(
+            return resolve_budget(
                 ctx.budget_header,
-                self.settings.memory.budget_tokens,
+                memory.budget_tokens,
                 window,
                 req.requested_output,
-                default_window=self.settings.memory.default_context_window,
+                default_window=memory.default_context_window,
             )
         except ValueError as exc:
             raise ProxyError(
                 400, str(exc), param="X-Memory-Budget", code="invalid_header"
             ) from None
 
-        conv = self._conversation(req.messages)
+    async def prepare(self, req: ChatRequest, ctx: RequestContext) -> Prepared:
+        target = self.upstream.resolve(req.model)
+        mode, preset = self._mode(ctx.mode_header), self._preset(ctx.policy_header)
+        budget = self._budget(req, ctx, target)
+        counter = self.counters.for_model(target.provider_model)
+        conv, known = self._recognise(counter, req.messages, ctx)
+        sys_turns = system_turns(counter, conv.system)
+        raw_tokens = sum(t.tokens for t in sys_turns) + sum(t.tokens for t in conv.turns)
         if not conv.turns:
             # Nothing but system messages: no conversation to manage.
             return Prepared(
@@ -203,33 +203,21 @@ class Pipeline:
                 mode,
                 preset,
                 counter,
-                None,
-                [],
+                budget,
+                raw_tokens,
                 req.messages,
                 raw_tokens,
-                raw_tokens,
-                budget,
-                None,
-                None,
-                [],
-                lambda: None,
             )
-
-        def store_turns(
-            msgs: Sequence[dict[str, Any]], start: int, prev: str
-        ) -> list[StoredMessage]:
-            return self._stored(counter, msgs, start, prev)
-
         named = ctx.session_header
         # Conversations with different first turns can never match each other, so the
         # resolution lock is per (tenant, first turn) or per named session.
-        held = await self.conversation_locks(f"{ctx.tenant_id}:{named or conv.hashes[0]}")
+        held = await self.conversation_locks(f"{ctx.tenant_id}:{named or conv.first_hash}")
         try:
+            resolution: Resolution | None = None
             if named is not None:
                 session = await self.resolver.named_session(ctx.tenant_id, named, conv)
-                resolution = None
             else:
-                resolution = await self.resolver.resolve(ctx.tenant_id, conv, store_turns)
+                resolution = await self.resolver.resolve(ctx.tenant_id, conv, known)
                 session = resolution.session
             ticket = self.queue.enter(session.id)
         finally:
@@ -237,335 +225,221 @@ class Pipeline:
         try:
             await ticket.wait()
             if resolution is None:
-                resolution = await self.resolver.resolve_named(session, conv, store_turns)
-            return await self._prepare_in_session(
-                req,
+                # Earlier requests of this session may have written since the lookup.
+                cached = self.cache.get(session.id)
+                if cached is not None:
+                    session = cached.session
+                else:
+                    session = await self.store.get_session(session.id) or session
+                prefix = None
+                if cached is not None and len(cached.turns) == session.message_count:
+                    prefix = [
+                        stored_from_turn(t, h, c)
+                        for t, h, c in zip(cached.turns, cached.hashes, cached.chain, strict=True)
+                    ]
+                resolution = await self.resolver.resolve_named(session, conv, prefix)
+            prepared = Prepared(
                 ctx,
+                req,
                 target,
                 mode,
                 preset,
                 counter,
-                raw_tokens,
                 budget,
-                conv,
-                resolution,
+                raw_tokens,
+                req.messages,
+                raw_tokens,
                 ticket.release,
+                resolution,
             )
+            await self._prepare_in_session(prepared, conv, sys_turns)
+            return prepared
         except BaseException:
             ticket.release()
             raise
 
+    def _recognise(
+        self, counter: TokenCounter, messages: list[dict[str, Any]], ctx: RequestContext
+    ) -> tuple[Conversation, tuple[SessionRow, int] | None]:
+        """Build the conversation, reusing a cached session's turns when it continues one."""
+        split = 0
+        while split < len(messages) and messages[split].get("role") in ("system", "developer"):
+            split += 1
+        raws = messages[split:]
+        if not raws or ctx.session_header is not None:
+            return build_conversation(counter, messages), None
+        first = message_hash(raws[0])
+        for cached in self.cache.candidates(ctx.tenant_id, first):
+            if cached.session.message_count != len(cached.raws):
+                continue  # written since it was cached: let the store decide
+            shared = shared_prefix(cached, raws, first)
+            if shared:
+                conv = build_conversation(counter, messages, cached, shared)
+                return conv, (cached.session, shared)
+        return build_conversation(counter, messages), None
+
     async def _prepare_in_session(
-        self,
-        req: ChatRequest,
-        ctx: RequestContext,
-        target: Target,
-        mode: str,
-        preset: Preset,
-        counter: TokenCounter,
-        raw_tokens: int,
-        budget: int,
-        conv: Conversation,
-        resolution: Resolution,
-        release: Any,
-    ) -> Prepared:
+        self, prepared: Prepared, conv: Conversation, sys_turns: list[Turn]
+    ) -> None:
+        resolution = prepared.resolution
+        assert resolution is not None
         session = resolution.session
         if resolution.items_changed:
             self.memory.invalidate(session.id)
-        system_msgs = conv.system or (session.system or [])
-        turns = self._turns(counter, system_msgs, resolution.prefix, conv.turns)
-        operations: list[dict[str, Any]] = []
-        system_prompt = "\n".join(message_text(m) for m in system_msgs)
-        if preset.extractor is not None and mode != "raw":
-            conv_turns = [t for t in turns if t.ordinal >= 0]
-            for ordinal, extraction in await self.memory.extract(
-                session.id, preset.extractor, conv_turns, resolution.start, system_prompt
-            ):
-                operations.append(
-                    {
-                        "ordinal": ordinal,
-                        "operation": extraction.operation,
-                        "ops": len(extraction.ops),
-                        "reason": extraction.reason,
-                    }
-                )
-        client_forward = resolution.kind != "stateful"
-        full_messages = [t.raw for t in turns]
-        raw_forward = req.messages if client_forward else full_messages
         if resolution.kind == "stateful":
-            raw_tokens = sum(t.tokens for t in turns)
-
-        assembled = shadow = None
-        if mode == "raw" or preset.assembler is None:
-            forwarded = raw_forward
-            context_tokens = raw_tokens
+            # The client sent only the new turns; the rest comes from the store.
+            prefix = [turn_from_stored(s) for s in resolution.prefix]
+            base = len(prefix)
+            new = [make_turn(prepared.counter, t.raw, base + i) for i, t in enumerate(conv.turns)]
+            turns = [*prefix, *new]
+            previous = resolution.prefix[-1].chain_hash if resolution.prefix else ""
+            chain = [
+                *(s.chain_hash for s in resolution.prefix),
+                *chain_hashes(conv.hashes, previous),
+            ]
+            hashes = [*(s.content_hash for s in resolution.prefix), *conv.hashes]
+            if not conv.system and session.system:
+                sys_turns = system_turns(prepared.counter, session.system)
+            prepared.raw_tokens = sum(t.tokens for t in (*sys_turns, *turns))
         else:
-            items = await self.memory.items(session.id)
-            managed = self._assemble(preset, turns, items, budget, counter, raw_tokens)
-            if mode == "shadow":
-                shadow, forwarded, context_tokens = managed, raw_forward, raw_tokens
-            else:
-                assembled = managed
-                forwarded = (
-                    raw_forward if managed.passthrough and client_forward else managed.messages
-                )
-                context_tokens = managed.tokens
-        share = prefix_share(self._last_forwarded.get(session.id), forwarded)
-        self._last_forwarded[session.id] = forwarded
-        prepared = Prepared(
-            ctx,
-            req,
-            target,
-            mode,
-            preset,
-            counter,
-            resolution,
-            turns,
-            forwarded,
-            raw_tokens,
-            context_tokens,
-            budget,
-            assembled,
-            shadow,
-            operations,
-            release,
-            share,
+            turns, chain, hashes = conv.turns, conv.chain, conv.hashes
+        prepared.turns, prepared.system, prepared.chain = turns, sys_turns, chain
+        self.cache.put(
+            SessionTurns(session, [t.raw for t in turns], list(turns), list(hashes), list(chain))
         )
-        prepared.proxy_ms = (time.perf_counter() - ctx.started) * 1000
-        return prepared
+        if prepared.mode != "raw" and prepared.preset.extractor is not None:
+            system_prompt = "\n".join(t.text for t in sys_turns)
+            results = await self.memory.extract(
+                session.id, prepared.preset.extractor, turns, resolution.start, system_prompt
+            )
+            prepared.operations = [
+                {"ordinal": o, "operation": e.operation, "ops": len(e.ops), "reason": e.reason}
+                for o, e in results
+            ]
+        raw_forward = (
+            prepared.req.messages
+            if resolution.kind != "stateful"
+            else [t.raw for t in (*sys_turns, *turns)]
+        )
+        prepared.forwarded = raw_forward
+        prepared.context_tokens = prepared.raw_tokens
+        if prepared.mode != "raw" and prepared.preset.assembler is not None:
+            items = await self.memory.items(session.id)
+            managed = self._assemble(prepared, items)
+            if prepared.mode == "shadow":
+                prepared.shadow = managed
+            else:
+                prepared.assembled = managed
+                if not (managed.passthrough and resolution.kind != "stateful"):
+                    prepared.forwarded = managed.messages
+                prepared.context_tokens = managed.tokens
+        prepared.prefix_share = prefix_share(
+            self._last_forwarded.get(session.id), prepared.forwarded
+        )
+        self._last_forwarded[session.id] = prepared.forwarded
+        prepared.proxy_ms = (time.perf_counter() - prepared.ctx.started) * 1000
 
-    def _assemble(
-        self,
-        preset: Preset,
-        turns: list[Turn],
-        items: list[Any],
-        budget: int,
-        counter: TokenCounter,
-        raw_tokens: int,
-    ) -> AssembledContext:
-        system, history, tail = split_mandatory(turns)
-        assert preset.assembler is not None
-        return preset.assembler.assemble(
+    def _assemble(self, prepared: Prepared, items: list[MemoryItem]) -> AssembledContext:
+        system, history, tail = split_mandatory([*prepared.system, *prepared.turns])
+        assembler = prepared.preset.assembler
+        assert assembler is not None
+        return assembler.assemble(
             AssemblyInput(
                 system=system,
                 history=history,
                 tail=tail,
                 items=items,
                 summary=None,
-                budget=budget,
-                count=counter,
-                current_ordinal=turns[-1].ordinal if turns else 0,
-                conflict_notes=(),
-                raw_tokens=raw_tokens,
+                budget=prepared.budget,
+                count=prepared.counter,
+                current_ordinal=prepared.turns[-1].ordinal if prepared.turns else 0,
+                raw_tokens=prepared.raw_tokens,
             )
         )
 
-    # --- conversions --------------------------------------------------------------
-
-    @staticmethod
-    def _conversation(messages: list[dict[str, Any]]) -> Conversation:
-        split = 0
-        while split < len(messages) and messages[split].get("role") in SYSTEM_ROLES:
-            split += 1
-        turns = messages[split:]
-        hashes = [message_hash(m) for m in turns]
-        return Conversation(messages[:split], turns, hashes, chain_hashes(hashes))
-
-    @staticmethod
-    def _stored(
-        counter: TokenCounter, msgs: Sequence[dict[str, Any]], start: int, previous: str
-    ) -> list[StoredMessage]:
-        hashes = [message_hash(m) for m in msgs]
-        chain = chain_hashes(hashes, previous)
-        now = time.time()
-        out = []
-        for i, (msg, h, c) in enumerate(zip(msgs, hashes, chain, strict=True)):
-            text = message_text(msg)
-            out.append(
-                StoredMessage(
-                    ordinal=start + i,
-                    role=str(msg.get("role")),
-                    message=msg,
-                    text=text,
-                    tool_call_id=msg.get("tool_call_id"),
-                    tool_call_ids=tuple(
-                        c2.get("id") for c2 in msg.get("tool_calls") or () if isinstance(c2, dict)
-                    ),
-                    content_hash=h,
-                    chain_hash=c,
-                    tokens=message_tokens(msg, counter),
-                    created_at=now,
-                )
-            )
-        return out
-
-    @staticmethod
-    def _turns(
-        counter: TokenCounter,
-        system: list[dict[str, Any]],
-        prefix: list[StoredMessage],
-        client_turns: list[dict[str, Any]],
-    ) -> list[Turn]:
-        turns: list[Turn] = []
-        for i, msg in enumerate(system):
-            text = message_text(msg)
-            turns.append(
-                Turn(i - len(system), str(msg.get("role")), text, msg, message_tokens(msg, counter))
-            )
-        base = len(prefix)
-        for stored in prefix:
-            turns.append(
-                Turn(
-                    stored.ordinal,
-                    stored.role,
-                    stored.text,
-                    stored.message,
-                    stored.tokens,
-                    stored.tool_call_ids,
-                    stored.tool_call_id,
-                )
-            )
-        for i, msg in enumerate(client_turns):
-            text = message_text(msg)
-            turns.append(
-                Turn(
-                    base + i,
-                    str(msg.get("role")),
-                    text,
-                    msg,
-                    message_tokens(msg, counter),
-                    tuple(c.get("id") for c in msg.get("tool_calls") or () if isinstance(c, dict)),
-                    msg.get("tool_call_id"),
-                )
-            )
-        return turns
-
-    # --- after the answer -------------------------------------------------------------
+    # --- after the answer ---------------------------------------------------------
 
     async def record_answer(self, prepared: Prepared, message: dict[str, Any]) -> None:
         """Store the assistant turn before the client can send the next request."""
         if prepared.resolution is None:
             return
         session = prepared.resolution.session
-        conv_turns = [t for t in prepared.turns if t.ordinal >= 0]
-        ordinal = len(conv_turns)
-        previous = ""
-        if conv_turns:
-            previous = await self._chain_at(session.id, ordinal - 1)
-        answer = _clean_answer(message)
-        stored = self._stored(prepared.counter, [answer], ordinal, previous)
+        ordinal = len(prepared.turns)
+        answer = clean_answer(message)
+        turn = make_turn(prepared.counter, answer, ordinal)
+        content_hash = message_hash(answer)
+        chain = chain_hashes([content_hash], prepared.chain[-1] if prepared.chain else "")[0]
         # Turns already stored past this point came from a request this one replaces
         # (a regenerate that raced it): their memory goes with them.
         replacing = session.message_count > ordinal
         await self.store.write_turns(
-            session, ordinal, stored, drop_items_from=ordinal if replacing else None
+            session,
+            ordinal,
+            [stored_from_turn(turn, content_hash, chain)],
+            drop_items_from=ordinal if replacing else None,
         )
         if replacing:
             self.memory.invalidate(session.id)
+        cached = self.cache.get(session.id)
+        if cached is not None and len(cached.turns) == ordinal:
+            cached.raws.append(answer)
+            cached.turns.append(turn)
+            cached.hashes.append(content_hash)
+            cached.chain.append(chain)
+        else:
+            self.cache.drop(session.id)
 
-    async def _chain_at(self, session_id: str, ordinal: int) -> str:
-        rows = await self.store.load_messages(session_id, ordinal, ordinal + 1)
-        return rows[0].chain_hash if rows else ""
-
-    def finish(
-        self,
-        prepared: Prepared,
-        *,
-        status: int,
-        answer: dict[str, Any] | None,
-        response: dict[str, Any] | None,
-        error: str | None,
-        usage: dict[str, Any] | None,
-        cost: float | None,
-        upstream_ms: float | None,
-    ) -> None:
+    def finish(self, prepared: Prepared, outcome: Outcome) -> None:
         """Off the response path: extract from the answer, log, release the session."""
-        task = asyncio.create_task(
-            self._finish(prepared, status, answer, response, error, usage, cost, upstream_ms)
-        )
+        task = asyncio.create_task(self._finish(prepared, outcome))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _finish(
-        self,
-        prepared: Prepared,
-        status: int,
-        answer: dict[str, Any] | None,
-        response: dict[str, Any] | None,
-        error: str | None,
-        usage: dict[str, Any] | None,
-        cost: float | None,
-        upstream_ms: float | None,
-    ) -> None:
+    async def _finish(self, prepared: Prepared, outcome: Outcome) -> None:
         try:
-            if answer is not None and prepared.resolution is not None:
-                await self._extract_answer(prepared, answer)
-            if prepared.assembled is not None and prepared.resolution is not None:
-                await self.memory.mark_used(
-                    prepared.resolution.session.id,
-                    prepared.assembled.used_item_ids,
-                    len([t for t in prepared.turns if t.ordinal >= 0]),
-                )
+            if outcome.answer is not None and prepared.resolution is not None:
+                await self._extract_answer(prepared, outcome.answer)
         except Exception:
             log.exception("post-response memory update failed")
         finally:
             prepared.release()
-        self.request_log.submit(
-            self._record(prepared, status, response, error, usage, cost, upstream_ms)
-        )
+        if outcome.cost is None and outcome.cost_source is not None:
+            # litellm's cost lookup takes ~1 ms: done here, not before responding.
+            outcome.cost = self.upstream.cost(outcome.cost_source)
+            outcome.cost_source = None
+        self.request_log.submit(self._record(prepared, outcome))
 
     async def _extract_answer(self, prepared: Prepared, answer: dict[str, Any]) -> None:
-        if prepared.preset.extractor is None or prepared.mode == "raw":
-            return
         assert prepared.resolution is not None
-        conv_turns = [t for t in prepared.turns if t.ordinal >= 0]
-        text = message_text(answer)
-        turn = Turn(
-            len(conv_turns), "assistant", text, answer, message_tokens(answer, prepared.counter)
-        )
-        system_prompt = "\n".join(t.text for t in prepared.turns if t.ordinal < 0)
+        session_id = prepared.resolution.session.id
+        used = prepared.assembled.used_item_ids if prepared.assembled else ()
+        self.memory.mark_used(session_id, used, len(prepared.turns))
+        if prepared.preset.extractor is None or prepared.mode == "raw":
+            await self.memory.flush(session_id)
+            return
+        turn = make_turn(prepared.counter, clean_answer(answer), len(prepared.turns))
         await self.memory.extract(
-            prepared.resolution.session.id,
+            session_id,
             prepared.preset.extractor,
-            [*conv_turns, turn],
-            len(conv_turns),
-            system_prompt,
+            [*prepared.turns, turn],
+            len(prepared.turns),
+            "\n".join(t.text for t in prepared.system),
         )
 
-    def _record(
-        self,
-        prepared: Prepared,
-        status: int,
-        response: dict[str, Any] | None,
-        error: str | None,
-        usage: dict[str, Any] | None,
-        cost: float | None,
-        upstream_ms: float | None,
-    ) -> dict[str, Any]:
-        def context_record(ctx: AssembledContext | None) -> dict[str, Any] | None:
-            if ctx is None:
-                return None
-            return {
-                "tokens": ctx.tokens,
-                "budget": ctx.budget,
-                "over_budget": ctx.over_budget,
-                "passthrough": ctx.passthrough,
-                "sections": [vars_of(s) for s in ctx.sections],
-                "candidates": [vars_of(c) for c in ctx.candidates],
-                "messages": ctx.messages,
-            }
-
+    def _record(self, prepared: Prepared, outcome: Outcome) -> dict[str, Any]:
+        resolution = prepared.resolution
         record = {
-            "session_kind": prepared.resolution.kind if prepared.resolution else None,
+            "session_kind": resolution.kind if resolution else None,
             "operations": prepared.operations,
             "managed": context_record(prepared.assembled),
             "shadow": context_record(prepared.shadow),
             "forwarded": prepared.forwarded,
-            "params": dict(prepared.req.params.items()),
-            "response": response,
-            "error": error,
-            "usage": usage,
-            "cost": cost,
+            "params": dict(prepared.req.params),
+            "response": outcome.response,
+            "error": outcome.error,
+            "usage": outcome.usage,
+            "cost": outcome.cost,
+            **outcome.extra,
         }
         return self.request_log.row(
             record=record,
@@ -575,16 +449,16 @@ class Pipeline:
             mode=prepared.mode,
             policy=prepared.preset.name,
             model=prepared.req.model,
-            status=status,
+            status=outcome.status,
             budget=prepared.budget,
             raw_tokens=prepared.raw_tokens,
             context_tokens=prepared.context_tokens,
             prefix_share=prepared.prefix_share,
             proxy_ms=prepared.proxy_ms,
-            upstream_ms=upstream_ms,
+            upstream_ms=outcome.upstream_ms,
         )
 
-    # --- non-streaming ---------------------------------------------------------------
+    # --- non-streaming ----------------------------------------------------------------
 
     async def complete(self, prepared: Prepared) -> Response:
         call = self.upstream.build_call(
@@ -593,16 +467,7 @@ class Pipeline:
         try:
             completion = await self.upstream.complete(call)
         except ProxyError as exc:
-            self.finish(
-                prepared,
-                status=exc.status,
-                answer=None,
-                response=None,
-                error=exc.message,
-                usage=None,
-                cost=None,
-                upstream_ms=None,
-            )
+            self.finish(prepared, Outcome(exc.status, error=exc.message))
             return exc.response(prepared.headers())
         except BaseException:
             prepared.release()
@@ -618,13 +483,14 @@ class Pipeline:
                 raise
         self.finish(
             prepared,
-            status=200,
-            answer=answer,
-            response=completion.body,
-            error=None,
-            usage=completion.usage,
-            cost=completion.cost,
-            upstream_ms=completion.upstream_ms,
+            Outcome(
+                200,
+                answer,
+                completion.body,
+                usage=completion.usage,
+                upstream_ms=completion.upstream_ms,
+                cost_source=completion.response_obj,
+            ),
         )
         return JSONResponse(completion.body, headers=prepared.headers())
 
@@ -637,11 +503,4 @@ class Pipeline:
     async def aclose(self) -> None:
         with contextlib.suppress(Exception):
             await self.drain()
-
-
-def vars_of(obj: Any) -> dict[str, Any]:
-    return (
-        {name: getattr(obj, name) for name in obj.__slots__}
-        if hasattr(obj, "__slots__")
-        else dict(vars(obj))
-    )
+        await self.memory.flush_all()

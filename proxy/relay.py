@@ -18,6 +18,7 @@ from fastapi.responses import Response, StreamingResponse
 
 from proxy.errors import ProxyError
 from proxy.pipeline import Pipeline, Prepared
+from proxy.records import Outcome
 
 
 class AnswerAccumulator:
@@ -74,16 +75,7 @@ async def stream_completion(pipeline: Pipeline, prepared: Prepared) -> Response:
     try:
         stream = await upstream.open_stream(call)
     except ProxyError as exc:
-        pipeline.finish(
-            prepared,
-            status=exc.status,
-            answer=None,
-            response=None,
-            error=exc.message,
-            usage=None,
-            cost=None,
-            upstream_ms=None,
-        )
+        pipeline.finish(prepared, Outcome(exc.status, error=exc.message))
         return exc.response(prepared.headers())
     except BaseException:
         prepared.release()
@@ -116,15 +108,10 @@ async def stream_completion(pipeline: Pipeline, prepared: Prepared) -> Response:
                 with contextlib.suppress(Exception):
                     await closer()
             elapsed = (asyncio.get_running_loop().time() - started) * 1000
+            response = {"streamed": True, "message": answer, "finish_reason": acc.finish_reason}
             pipeline.finish(
                 prepared,
-                status=status,
-                answer=answer,
-                response={"streamed": True, "message": answer, "finish_reason": acc.finish_reason},
-                error=error,
-                usage=acc.usage,
-                cost=None,
-                upstream_ms=elapsed,
+                Outcome(status, answer, response, error, acc.usage, upstream_ms=elapsed),
             )
 
     headers = {**prepared.headers(), "X-Accel-Buffering": "no", "Cache-Control": "no-cache"}

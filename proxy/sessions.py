@@ -12,29 +12,16 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Literal
 
 from policies.memory import rollback
 from policies.types import MemoryItem
+from proxy.conversation import Conversation
 from proxy.ids import new_id
 from proxy.store.repo import SessionRow, Store, StoredMessage
 
 ResolutionKind = Literal["new", "continuation", "retry", "regenerate", "fork", "stateful", "rewind"]
-
-# Builds the stored form of client messages from a given ordinal and chain hash.
-StoreTurns = Callable[[Sequence[dict[str, Any]], int, str], list[StoredMessage]]
-
-
-@dataclass(slots=True)
-class Conversation:
-    """The client's messages split into leading system messages and turns."""
-
-    system: list[dict[str, Any]]
-    turns: list[dict[str, Any]]
-    hashes: list[str]
-    chain: list[str]
 
 
 @dataclass(slots=True)
@@ -138,19 +125,26 @@ class SessionResolver:
         self.store = store
 
     async def resolve(
-        self, tenant_id: str, conv: Conversation, store_turns: StoreTurns
+        self, tenant_id: str, conv: Conversation, known: tuple[SessionRow, int] | None = None
     ) -> Resolution:
-        """Transparent mode: find the session by the longest shared prefix."""
+        """Transparent mode: find the session by the longest shared prefix.
+
+        `known` is (session, shared prefix length) when the in-process cache has
+        already recognised the conversation; it saves the prefix query.
+        """
+        if known is not None:
+            session, shared = known
+            return await self._continue(session, shared, conv, fork=True)
         match = await self.store.match_chain(tenant_id, conv.chain)
         if match is None:
             session = await self.store.create_session(
                 tenant_id, system=conv.system or None, session_id=new_id()
             )
-            await self._write(session, 0, conv, store_turns)
+            await self.store.write_turns(session, 0, conv.stored(0))
             return Resolution(session, "new", 0)
-        session = await self.store.get_session(match.session_id)
-        assert session is not None  # the match came from its messages
-        return await self._continue(session, match.length, conv, store_turns, fork=True)
+        found = await self.store.get_session(match.session_id)
+        assert found is not None  # the match came from its messages
+        return await self._continue(found, match.length, conv, fork=True)
 
     async def named_session(
         self, tenant_id: str, external_id: str, conv: Conversation
@@ -167,46 +161,50 @@ class SessionResolver:
         return session
 
     async def resolve_named(
-        self, session: SessionRow, conv: Conversation, store_turns: StoreTurns
+        self,
+        session: SessionRow,
+        conv: Conversation,
+        stored_prefix: list[StoredMessage] | None = None,
     ) -> Resolution:
-        """Runs under the session's ticket: appends see every earlier request's turns."""
-        session = await self.store.get_session(session.id) or session
+        """Runs under the session's ticket: appends see every earlier request's turns.
+
+        `stored_prefix` may supply the session's stored turns (from the cache).
+        """
         stored = session.message_count
         if stored == 0:
-            await self._write(session, 0, conv, store_turns, system=conv.system or None)
+            await self.store.write_turns(session, 0, conv.stored(0), system=conv.system or None)
             return Resolution(session, "new", 0)
         match = await self.store.match_chain(session.tenant_id, conv.chain, session_id=session.id)
         shared = match.length if match else 0
-        if shared == 0 and not any(t.get("role") == "assistant" for t in conv.turns):
+        if shared == 0 and not any(t.role == "assistant" for t in conv.turns):
             # Stateful mode: the client sent only what is new.
-            prefix = await self.store.load_messages(session.id)
-            turns = store_turns(conv.turns, stored, prefix[-1].chain_hash if prefix else "")
+            prefix = (
+                stored_prefix
+                if stored_prefix is not None
+                else (await self.store.load_messages(session.id))
+            )
+            previous = prefix[-1].chain_hash if prefix else ""
+            turns = conv.stored(0, base=stored, previous=previous)
             await self.store.write_turns(session, stored, turns, system=conv.system or None)
             return Resolution(session, "stateful", stored, prefix=prefix)
-        return await self._continue(session, shared, conv, store_turns, fork=False)
+        return await self._continue(session, shared, conv, fork=False)
 
     async def _continue(
-        self,
-        session: SessionRow,
-        shared: int,
-        conv: Conversation,
-        store_turns: StoreTurns,
-        *,
-        fork: bool,
+        self, session: SessionRow, shared: int, conv: Conversation, *, fork: bool
     ) -> Resolution:
         incoming, stored = len(conv.turns), session.message_count
         system = conv.system or None
         if shared == stored:
             if incoming == stored:
                 return Resolution(session, "retry", incoming)
-            await self._write(session, stored, conv, store_turns, system=system)
+            await self.store.write_turns(session, stored, conv.stored(stored), system=system)
             return Resolution(session, "continuation", stored)
         if shared == incoming:
             # Regenerate: the client resent an earlier state; discard what followed.
-            await self._rewind(session, shared, conv, store_turns)
+            await self._rewind(session, shared, conv)
             return Resolution(session, "regenerate", shared, items_changed=True)
         if not fork:
-            await self._rewind(session, shared, conv, store_turns)
+            await self._rewind(session, shared, conv)
             return Resolution(session, "rewind", shared, items_changed=True)
         child = await self.store.create_session(
             session.tenant_id,
@@ -218,30 +216,13 @@ class SessionResolver:
         )
         parent_items = await self.store.load_items(session.id)
         await self.store.write_turns(
-            child,
-            0,
-            store_turns(conv.turns, 0, ""),
-            items=_fork_items(parent_items, shared),
+            child, 0, conv.stored(0), items=_fork_items(parent_items, shared)
         )
         return Resolution(child, "fork", shared, items_changed=True)
 
-    async def _write(
-        self,
-        session: SessionRow,
-        start: int,
-        conv: Conversation,
-        store_turns: StoreTurns,
-        system: list[dict[str, Any]] | None = None,
-    ) -> None:
-        previous = conv.chain[start - 1] if start > 0 else ""
-        turns = store_turns(conv.turns[start:], start, previous)
-        await self.store.write_turns(session, start, turns, system=system)
-
-    async def _rewind(
-        self, session: SessionRow, shared: int, conv: Conversation, store_turns: StoreTurns
-    ) -> None:
+    async def _rewind(self, session: SessionRow, shared: int, conv: Conversation) -> None:
         items = rollback(await self.store.load_items(session.id), shared)
-        previous = conv.chain[shared - 1] if shared > 0 else ""
-        turns = store_turns(conv.turns[shared:], shared, previous)
-        await self.store.write_turns(session, shared, turns, system=conv.system or None)
+        await self.store.write_turns(
+            session, shared, conv.stored(shared), system=conv.system or None
+        )
         await self.store.replace_items(session.id, items)

@@ -47,8 +47,8 @@ class Target:
 class Completion:
     body: dict[str, Any]
     usage: dict[str, Any] | None
-    cost: float | None
     upstream_ms: float
+    response_obj: Any  # litellm's response, for pricing later
 
 
 def _strip_provider_fields(value: Any) -> Any:
@@ -188,7 +188,7 @@ class Upstream:
             raise self.map_error(exc) from None
         body = _strip_provider_fields(response.model_dump())
         usage = body.get("usage")
-        return Completion(body, usage, self.cost(response), (time.perf_counter() - started) * 1000)
+        return Completion(body, usage, (time.perf_counter() - started) * 1000, response)
 
     async def open_stream(self, call: dict[str, Any]) -> AsyncIterator[Any]:
         try:

@@ -1,0 +1,127 @@
+"""Proxy-side time per request with 10, 100 and 1,000 prior turns in the session.
+
+    python bench/history_scaling.py [-n 40] [--budget 2000]
+
+The app runs in-process against the local stub upstream (real HTTP through
+litellm); a client that keeps its full history sends one more round at a time.
+Proxy-side time = wall time of the request minus the upstream call (as
+recorded by the proxy), i.e. parsing, session matching, ingest, extraction,
+assembly and the store writes. Prints the medians and the 1,000 : 10 ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import httpx  # noqa: E402
+
+from proxy.app import create_app  # noqa: E402
+from proxy.config import settings_from_dict  # noqa: E402
+from proxy.stub_upstream import StubUpstream  # noqa: E402
+
+USER_LINES = [
+    "Can you look at the quarterly numbers for the north region again?",
+    "We agreed the report goes to Maria Chen by Friday, don't forget that.",
+    "How does the churn compare with last year, roughly?",
+    "Thanks, that helps. What about the new stores opened in March?",
+    "Please keep amounts in thousands of euros with one decimal.",
+]
+
+
+def history(turns: int) -> list[dict[str, Any]]:
+    msgs: list[dict[str, Any]] = [{"role": "system", "content": "You are a data analyst."}]
+    for i in range(turns // 2):
+        msgs.append({"role": "user", "content": f"{USER_LINES[i % 5]} (round {i})"})
+        msgs.append({"role": "assistant", "content": f"Here is the analysis for round {i}. " * 6})
+    return msgs
+
+
+async def measure(
+    client: httpx.AsyncClient, app: Any, prior: int, rounds: int, budget: int
+) -> list[float]:
+    msgs = history(prior)
+    headers = {"X-Memory-Budget": str(budget)}
+    # First sight: the whole history is ingested once (not measured).
+    msgs.append({"role": "user", "content": "Let's continue."})
+    resp = await client.post(
+        "/v1/chat/completions", json={"model": "stub", "messages": msgs}, headers=headers
+    )
+    msgs.append(resp.json()["choices"][0]["message"])
+    store = app.state.services.store
+    pipeline = app.state.services.pipeline
+    samples = []
+    for i in range(rounds):
+        msgs = [*msgs, {"role": "user", "content": f"{USER_LINES[i % 5]} (new {i})"}]
+        await pipeline.drain()
+        start = time.perf_counter()
+        resp = await client.post(
+            "/v1/chat/completions", json={"model": "stub", "messages": msgs}, headers=headers
+        )
+        wall = (time.perf_counter() - start) * 1000
+        resp.raise_for_status()
+        await pipeline.drain()
+        record = await store.get_request(resp.headers["X-Memory-Request-Id"])
+        samples.append(wall - (record["upstream_ms"] or 0.0))
+        msgs.append(
+            {"role": "assistant", "content": resp.json()["choices"][0]["message"]["content"]}
+        )
+    return samples
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=40, help="measured requests per size")
+    parser.add_argument("--budget", type=int, default=2000)
+    args = parser.parse_args()
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp, StubUpstream() as stub:
+        settings = settings_from_dict(
+            {
+                "model_list": [
+                    {
+                        "model_name": "stub",
+                        "litellm_params": {
+                            "model": "openai/stub-model",
+                            "api_base": stub.url,
+                            "api_key": "bench",
+                        },
+                    }
+                ],
+                "memory": {"database_url": f"sqlite+aiosqlite:///{tmp}/bench.db"},
+            },
+            env={},
+        )
+        app = create_app(settings)
+        async with (
+            app.router.lifespan_context(app),
+            httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=app), base_url="http://bench", timeout=60
+            ) as client,
+        ):
+            await measure(client, app, 10, 10, args.budget)  # warm-up
+            for prior in (10, 100, 1000):
+                results[prior] = await measure(client, app, prior, args.n, args.budget)
+    print(f"proxy-side ms per request (median of {args.n}), budget {args.budget} tokens")
+    print("| prior turns | median ms | p90 ms |")
+    print("|---|---|---|")
+    for prior, samples in results.items():
+        p90 = sorted(samples)[int(0.9 * len(samples))]
+        print(f"| {prior} | {statistics.median(samples):.2f} | {p90:.2f} |")
+    ratio = statistics.median(results[1000]) / statistics.median(results[10])
+    print(f"1000 : 10 ratio = {ratio:.2f} (target <= 1.5)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
