@@ -38,7 +38,7 @@ M001_INITIAL = Migration(
             system_json TEXT,               -- latest system messages, for stateful clients
             message_count INTEGER NOT NULL DEFAULT 0,  -- stored turns: the chain length
             arm TEXT,                       -- sticky A/B arm (managed | raw), if assigned
-            created_at DOUBLE PRECISION NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL,  -- when the conversation was first seen
             updated_at DOUBLE PRECISION NOT NULL  -- tie-break between forks sharing a prefix
         )
         """,
@@ -78,7 +78,7 @@ M001_INITIAL = Migration(
             exposure INTEGER NOT NULL DEFAULT 0,  -- times placed in a context (exposure penalty)
             last_used_ordinal INTEGER NOT NULL DEFAULT -1,  -- recency of use
             versions_json TEXT NOT NULL DEFAULT '[]',  -- history of values/statuses (rollback)
-            updated_at DOUBLE PRECISION NOT NULL
+            updated_at DOUBLE PRECISION NOT NULL  -- last change (operator edits, debugging)
         )
         """,
         "CREATE INDEX ix_items_session ON memory_items (session_id)",
@@ -88,14 +88,14 @@ M001_INITIAL = Migration(
             upto_ordinal INTEGER NOT NULL,  -- turns before this ordinal are summarised
             text TEXT NOT NULL,             -- the summary itself
             tokens INTEGER NOT NULL,        -- its size, for budgeting without re-counting
-            created_at DOUBLE PRECISION NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL,  -- when it was written (compaction history)
             PRIMARY KEY (session_id, upto_ordinal)
         )
         """,
         """
         CREATE TABLE requests (
             id TEXT PRIMARY KEY,            -- ULID, returned as X-Memory-Request-Id
-            created_at DOUBLE PRECISION NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL,  -- request time (retention, listing)
             tenant_id TEXT NOT NULL,        -- who asked (for isolation of the log)
             session_id TEXT,                -- null when no session was resolved
             mode TEXT NOT NULL,             -- managed | raw | shadow | compare
