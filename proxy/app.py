@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from policies.registry import Policies
+from proxy.admin import router as admin_router
 from proxy.auth import Authenticator
 from proxy.config import ConfigError, Settings, load_settings
 from proxy.errors import install_error_handlers
@@ -16,6 +17,7 @@ from proxy.request_log import RequestLog
 from proxy.routes import router
 from proxy.services import Services
 from proxy.store.repo import Store
+from proxy.ui import router as ui_router
 from proxy.upstream import Upstream
 
 
@@ -56,6 +58,8 @@ def create_app(settings: Settings) -> FastAPI:
     app = FastAPI(title="memproxy", version="0.1.0", lifespan=lifespan)
     install_error_handlers(app)
     app.include_router(router)
+    app.include_router(admin_router)
+    app.include_router(ui_router)
     return app
 
 

@@ -1,4 +1,4 @@
-"""`memproxy serve | eval | logs | inspect ID | bench`."""
+"""`memproxy serve | eval | logs | inspect ID | ab-report | bench`."""
 
 from __future__ import annotations
 
@@ -104,6 +104,13 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return asyncio.run(show_request(settings, args.request_id))
 
 
+def cmd_ab_report(args: argparse.Namespace) -> int:
+    from proxy.inspect_cli import show_ab
+
+    settings = _load(args.config)
+    return asyncio.run(show_ab(settings, args))
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     root = Path(__file__).resolve().parent.parent / "bench"
     script = root / f"{args.name}.py"
@@ -153,6 +160,11 @@ def build_parser() -> argparse.ArgumentParser:
     insp.add_argument("request_id")
     insp.add_argument("--config", default=None)
     insp.set_defaults(func=cmd_inspect)
+
+    ab = sub.add_parser("ab-report", help="A/B figures per mode from the request records")
+    ab.add_argument("--config", default=None)
+    ab.add_argument("--json", action="store_true")
+    ab.set_defaults(func=cmd_ab_report)
 
     bench = sub.add_parser("bench", help="run a bench/ script (overhead, history_scaling, ...)")
     bench.add_argument("name")

@@ -8,6 +8,7 @@ exceptions become `ProxyError`s that keep the provider's status and message.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import time
@@ -90,8 +91,8 @@ class Upstream:
             return
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         os.environ.setdefault("LITELLM_LOG", "ERROR")
-        import litellm
-
+        # Typed as Any: litellm's module attributes are settings, not a typed API.
+        litellm: Any = importlib.import_module("litellm")
         litellm.suppress_debug_info = True
         litellm.telemetry = False
         litellm.set_verbose = False

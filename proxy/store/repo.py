@@ -7,12 +7,13 @@ request costs a handful of round trips whatever the history length.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, event, insert, select, update
+from sqlalchemy import JSON, cast, delete, event, func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
@@ -396,13 +397,21 @@ class Store:
         return dict(row._mapping) if row else None
 
     async def list_requests(
-        self, *, session_id: str | None = None, limit: int = 20, before: str | None = None
+        self,
+        *,
+        session_id: str | None = None,
+        limit: int = 20,
+        before: str | None = None,
+        contains: str | None = None,
     ) -> list[dict[str, Any]]:
         query = select(t.requests).order_by(t.requests.c.id.desc()).limit(limit)
         if session_id:
             query = query.where(t.requests.c.session_id == session_id)
         if before:
             query = query.where(t.requests.c.id < before)
+        if contains:
+            pattern = f"%{_like_escape(contains)}%"
+            query = query.where(t.requests.c.record_json.ilike(pattern, escape="\\"))
         async with self.engine.connect() as conn:
             rows = (await conn.execute(query)).all()
         return [dict(r._mapping) for r in rows]
@@ -410,3 +419,130 @@ class Store:
     async def last_request_for_session(self, session_id: str) -> dict[str, Any] | None:
         rows = await self.list_requests(session_id=session_id, limit=1)
         return rows[0] if rows else None
+
+    # --- inspection and operator changes (admin API, CLI) ------------------------
+
+    async def child_sessions(self, session_id: str) -> list[SessionRow]:
+        """Sessions forked from `session_id` (an edited turn)."""
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(t.sessions)
+                    .where(t.sessions.c.parent_id == session_id)
+                    .order_by(t.sessions.c.id)
+                )
+            ).all()
+        return [_session_from_row(r) for r in rows]
+
+    async def load_summary(self, session_id: str) -> dict[str, Any] | None:
+        """The session's latest rolling summary (highest `upto_ordinal`), if any."""
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(t.summaries)
+                    .where(t.summaries.c.session_id == session_id)
+                    .order_by(t.summaries.c.upto_ordinal.desc())
+                    .limit(1)
+                )
+            ).first()
+        return dict(row._mapping) if row else None
+
+    async def update_item(self, session_id: str, item: MemoryItem) -> bool:
+        """Overwrite one stored item of `session_id`; False if it is not there."""
+        row = item_to_row(session_id, item)
+        async with self.engine.begin() as conn:
+            result = await conn.execute(
+                update(t.memory_items)
+                .where(t.memory_items.c.id == item.id, t.memory_items.c.session_id == session_id)
+                .values(**{k: v for k, v in row.items() if k not in ("id", "session_id")})
+            )
+        return bool(result.rowcount)
+
+    async def delete_session(self, session_id: str) -> bool:
+        """Erase a session and everything derived from it, in one transaction.
+
+        Forks keep their own copies of the shared turns, so they stay; only
+        their pointer to the erased parent is cleared (no dangling id left).
+        """
+        async with self.engine.begin() as conn:
+            found = await conn.scalar(select(t.sessions.c.id).where(t.sessions.c.id == session_id))
+            if found is None:
+                return False
+            for table in (t.messages, t.memory_items, t.summaries, t.requests):
+                await conn.execute(delete(table).where(table.c.session_id == session_id))
+            await conn.execute(
+                update(t.sessions)
+                .where(t.sessions.c.parent_id == session_id)
+                .values(parent_id=None)
+            )
+            await conn.execute(delete(t.sessions).where(t.sessions.c.id == session_id))
+        return True
+
+    async def request_facts(self) -> list[dict[str, Any]]:
+        """Per request: the columns the A/B report aggregates, plus the recorded cost.
+
+        The cost is read inside the database so the (large) records never travel.
+        """
+        col = t.requests.c.record_json
+        cost: Any
+        if self.engine.dialect.name == "sqlite":
+            cost = func.json_extract(col, "$.cost")
+        else:
+            cost = cast(col, JSON)["cost"].as_float()
+        query = select(
+            t.requests.c.mode,
+            t.requests.c.session_id,
+            t.requests.c.status,
+            t.requests.c.raw_tokens,
+            t.requests.c.context_tokens,
+            t.requests.c.proxy_ms,
+            t.requests.c.upstream_ms,
+            cost.label("cost"),
+        )
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [dict(r._mapping) for r in rows]
+
+    async def ab_stats(self) -> list[dict[str, Any]]:
+        """Request records grouped by mode (the A/B arms), one summary row per mode."""
+        arms: dict[str, list[dict[str, Any]]] = {}
+        for fact in await self.request_facts():
+            arms.setdefault(fact["mode"], []).append(fact)
+        return [_arm_stats(mode, facts) for mode, facts in sorted(arms.items())]
+
+
+def _percentile(values: Sequence[float], share: float) -> float | None:
+    """Nearest-rank percentile (no interpolation: a reported latency really happened)."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(share * len(ordered)))
+    return round(ordered[rank - 1], 1)
+
+
+def _arm_stats(mode: str, facts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    latencies = [
+        (f["proxy_ms"] or 0.0) + (f["upstream_ms"] or 0.0)
+        for f in facts
+        if f["proxy_ms"] is not None or f["upstream_ms"] is not None
+    ]
+    costs = [float(f["cost"]) for f in facts if f["cost"] is not None]
+    raw = sum(f["raw_tokens"] for f in facts)
+    forwarded = sum(f["context_tokens"] for f in facts)
+    return {
+        "mode": mode,
+        "requests": len(facts),
+        "sessions": len({f["session_id"] for f in facts if f["session_id"]}),
+        "raw_tokens": raw,
+        "forwarded_tokens": forwarded,
+        "forwarded_ratio": round(forwarded / raw, 4) if raw else None,
+        "cost": round(sum(costs), 6) if costs else None,
+        "latency_p50_ms": _percentile(latencies, 0.50),
+        "latency_p95_ms": _percentile(latencies, 0.95),
+        "errors": sum(1 for f in facts if f["status"] >= 400),
+    }
+
+
+def _like_escape(text: str) -> str:
+    """`text` as a literal inside a LIKE pattern (escape character: backslash)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -1,0 +1,220 @@
+"""Admin API under `/memory/…`: inspect sessions and request records, correct memory.
+
+Every route needs `Authorization: Bearer <server.admin_key>`. The routes are
+thin: parse, call the store, return JSON. Changes to a session (item edits,
+deletion) wait for the session's turn in the pipeline's per-session queue, so
+they never interleave with a request of that session that is still extracting
+memory or writing its record, and the next request sees them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from policies.types import ItemVersion, MemoryItem
+from proxy.errors import ProxyError
+from proxy.services import Services
+from proxy.store.repo import SessionRow
+
+PREVIEW_CHARS = 160
+
+
+def _services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+def require_admin(request: Request) -> None:
+    _services(request).auth.admin(request.headers.get("authorization"))
+
+
+router = APIRouter(prefix="/memory", dependencies=[Depends(require_admin)])
+
+
+class ItemPatch(BaseModel):
+    """What an operator may change on a memory item."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pinned: bool | None = None
+    value: str | None = Field(default=None, min_length=1, max_length=4000)
+    status: Literal["revoked", "active"] | None = None
+
+
+@asynccontextmanager
+async def _session_turn(services: Services, session_id: str) -> AsyncIterator[None]:
+    """Hold the session's place in the request queue (requests run in order)."""
+    ticket = services.pipeline.queue.enter(session_id)
+    try:
+        await ticket.wait()
+        # The request ahead of us submits its record right after releasing the
+        # session; wait until it is written so nothing lands after our change.
+        await services.request_log.flush()
+        yield
+    finally:
+        ticket.release()
+
+
+def _forget(services: Services, session_id: str) -> None:
+    """Drop the pipeline's in-process copies of a session so the next request reads the store."""
+    services.pipeline.memory.invalidate(session_id)
+    # The conversation cache (turns by session, for prefix matching without a query)
+    # would otherwise keep resolving requests to an erased session.
+    services.pipeline.cache.drop(session_id)
+
+
+async def _session_or_404(services: Services, session_id: str) -> SessionRow:
+    session = await services.store.get_session(session_id)
+    if session is None:
+        raise ProxyError(404, f"no session {session_id!r}", code="session_not_found")
+    return session
+
+
+def _preview(record: dict[str, Any]) -> str:
+    """The last user message a request forwarded, shortened: what was asked."""
+    forwarded = record.get("forwarded")
+    if not isinstance(forwarded, list):
+        return ""
+    for message in reversed(forwarded):
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+            text = " ".join(text.split())
+            return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
+    return ""
+
+
+def _request_summary(row: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in row.items() if k != "record_json"}
+    out["preview"] = _preview(json.loads(row["record_json"]))
+    return out
+
+
+# --- sessions -----------------------------------------------------------------------
+
+
+@router.get("/sessions")
+async def list_sessions(
+    request: Request, limit: int = Query(default=100, ge=1, le=1000)
+) -> dict[str, Any]:
+    sessions = await _services(request).store.list_sessions(None, limit=limit)
+    return {"object": "list", "data": [dataclasses.asdict(s) for s in sessions]}
+
+
+@router.get("/sessions/{session_id}")
+async def get_session(request: Request, session_id: str) -> dict[str, Any]:
+    store = _services(request).store
+    session = await _session_or_404(_services(request), session_id)
+    items = await store.load_items(session_id)
+    turns = await store.load_messages(session_id)
+    return {
+        "session": dataclasses.asdict(session),
+        "items": [dataclasses.asdict(i) for i in items],
+        "summary": await store.load_summary(session_id),
+        "turns": [dataclasses.asdict(m) for m in turns],
+        "forks": [dataclasses.asdict(s) for s in await store.child_sessions(session_id)],
+    }
+
+
+@router.patch("/sessions/{session_id}/items/{item_id}")
+async def patch_item(
+    request: Request, session_id: str, item_id: str, patch: ItemPatch
+) -> dict[str, Any]:
+    if patch.pinned is None and patch.value is None and patch.status is None:
+        raise ProxyError(400, "nothing to change: send pinned, value or status", code="empty_patch")
+    services = _services(request)
+    await _session_or_404(services, session_id)
+    async with _session_turn(services, session_id):
+        # Re-read under the ticket: the session may have grown while we waited.
+        session = await _session_or_404(services, session_id)
+        # Exposure counters live in the cache until the next write: save them first,
+        # so the row we rewrite (and the cache we drop) loses nothing.
+        await services.pipeline.memory.flush(session_id)
+        item = next(
+            (i for i in await services.store.load_items(session_id) if i.id == item_id), None
+        )
+        if item is None:
+            raise ProxyError(404, f"no item {item_id!r} in this session", code="item_not_found")
+        _apply_patch(item, patch, session.message_count)
+        await services.store.update_item(session_id, item)
+        services.pipeline.memory.invalidate(session_id)
+    return dataclasses.asdict(item)
+
+
+def _apply_patch(item: MemoryItem, patch: ItemPatch, ordinal: int) -> None:
+    """Change `item` in place, recording each change as a version (history convention:
+    a version holds the state *before* the change, at the ordinal it took effect)."""
+
+    def record(note: str) -> None:
+        item.versions.append(ItemVersion(ordinal, item.status, item.value, note))
+
+    if patch.value is not None and patch.value != item.value:
+        record("edited by operator")
+        item.value = patch.value
+    if patch.status is not None and patch.status != item.status:
+        record("revoked by operator" if patch.status == "revoked" else "restored by operator")
+        item.status = patch.status
+        if patch.status == "active":
+            item.superseded_by = None
+    if patch.pinned is not None and patch.pinned != item.pinned:
+        record("pinned by operator" if patch.pinned else "unpinned by operator")
+        item.pinned = patch.pinned
+
+
+@router.delete("/sessions/{session_id}")
+async def delete_session(request: Request, session_id: str) -> dict[str, Any]:
+    services = _services(request)
+    await _session_or_404(services, session_id)
+    async with _session_turn(services, session_id):
+        deleted = await services.store.delete_session(session_id)
+        _forget(services, session_id)
+    if not deleted:
+        raise ProxyError(404, f"no session {session_id!r}", code="session_not_found")
+    return {"id": session_id, "object": "session.deleted", "deleted": True}
+
+
+# --- request records ------------------------------------------------------------------
+
+
+@router.get("/requests")
+async def list_requests(
+    request: Request,
+    session: str | None = None,
+    limit: int = Query(default=20, ge=1, le=500),
+    cursor: str | None = None,
+) -> dict[str, Any]:
+    rows = await _services(request).store.list_requests(
+        session_id=session, limit=limit, before=cursor
+    )
+    # Ids are ULIDs (time-ordered): the next page is everything older than the last id.
+    next_cursor = rows[-1]["id"] if len(rows) == limit else None
+    return {
+        "object": "list",
+        "data": [_request_summary(r) for r in rows],
+        "next_cursor": next_cursor,
+    }
+
+
+@router.get("/requests/{request_id}")
+async def get_request(request: Request, request_id: str) -> dict[str, Any]:
+    row = await _services(request).store.get_request(request_id)
+    if row is None:
+        raise ProxyError(404, f"no request record {request_id!r}", code="request_not_found")
+    out = {k: v for k, v in row.items() if k != "record_json"}
+    out["record"] = json.loads(row["record_json"])
+    return out
+
+
+# --- A/B ---------------------------------------------------------------------------------
+
+
+@router.get("/ab")
+async def ab_report(request: Request) -> dict[str, Any]:
+    return {"object": "list", "data": await _services(request).store.ab_stats()}
