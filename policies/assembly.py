@@ -27,6 +27,7 @@ from policies.budget import (
     is_forwardable,
     select_recent_groups,
 )
+from policies.memory import render_item
 from policies.scoring import (
     ScoringParams,
     is_user_stated,
@@ -54,7 +55,6 @@ SUMMARY_HEADER = "Summary of the earlier conversation:"
 MEMORY_HEADER = "Memory: the user's current requirements; they override older turns."
 REPLAY_HEADER = "Keep in mind for this reply:"
 CONFLICT_MARK = "(confirm with the user) "
-PENDING_MARK = " (pending confirmation)"
 
 
 @dataclass(kw_only=True, slots=True)
@@ -270,17 +270,9 @@ def _latest_user_group(groups: Sequence[Sequence[Turn]], tail: Sequence[Turn]) -
 
 
 def render_item_line(item: MemoryItem) -> str:
-    """One item as one line: `- [type] value (replaces: old)`.
-
-    The replaced value stays on the new value's line so that the old value
-    never appears on a line of its own where it could pass for current.
-    """
-    line = f"- [{item.type}] {_one_line(item.value)}"
-    if item.replaces:
-        line += f" (replaces: {_one_line(item.replaces)})"
-    if item.status == "pending":
-        line += PENDING_MARK
-    return line
+    """One item as one line (`policies.memory.render_item`): the replaced value on
+    the new value's line, the source named for anything the user did not say."""
+    return render_item(item)
 
 
 def _one_line(text: str) -> str:

@@ -72,7 +72,8 @@ class Policies:
         presets = {
             "raw": Preset("raw", RawAssembler(), None),
             "window": Preset(
-                "window", WindowAssembler(_params(WindowParams, params.get("window"), "window")),
+                "window",
+                WindowAssembler(_params(WindowParams, params.get("window"), "window")),
                 extractor,
             ),
             "summary_buffer": Preset(

@@ -32,9 +32,7 @@ def context_record(ctx: AssembledContext | None) -> dict[str, Any] | None:
         "budget": ctx.budget,
         "over_budget": ctx.over_budget,
         "passthrough": ctx.passthrough,
-        "sections": [
-            {"name": s.name, "tokens": s.tokens, "count": s.count} for s in ctx.sections
-        ],
+        "sections": [{"name": s.name, "tokens": s.tokens, "count": s.count} for s in ctx.sections],
         # Plain tuples-to-dicts: dataclasses.asdict deep-copies and is ~10x slower.
         "candidates": [
             {

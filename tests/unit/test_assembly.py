@@ -281,7 +281,8 @@ def test_user_items_placed_before_inferred_ones() -> None:
 
 def test_pending_item_is_marked() -> None:
     line = render_item_line(item("p", "deliver on\n Wednesday", 3, status="pending"))
-    assert line == "- [constraint] deliver on Wednesday (pending confirmation)"
+    assert line.startswith("- [constraint] deliver on Wednesday (pending")
+    assert "\n" not in line
 
 
 def test_summary_buffer_places_summary_then_recent() -> None:

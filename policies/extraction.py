@@ -1,0 +1,135 @@
+"""Rule-based memory extraction (zh + en): deterministic, offline, cheap.
+
+For each incoming message the extractor decides which of its sentences are
+requirements, facts or setting worth remembering (`statements`), and what
+each does to the session's live items (`revision`): add, supersede (a
+revised value or rule), revoke, flag a conflict for confirmation, or
+confirm. Assistant replies and tool results only ever add low-ranked data
+(`observations`).
+
+Context the extractor relies on (`ExtractionContext`):
+- `items`: every item of the session, all statuses, oldest first; only
+  active/pending ones are considered as targets.
+- `user_turn_index`: 0 for the session's first user message, whose
+  sentences set the scene (goal, setting) and are kept more liberally.
+- `system_prompt`: used, with live user items, as the conversation's topic,
+  so that a number in an off-topic aside is not remembered as a fact.
+- `new_id`: called once per new item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from policies.cues import CONFIRM, REJECT
+from policies.matching import key_terms
+from policies.observations import extract_assistant, extract_tool
+from policies.revision import Resolver
+from policies.statements import read_statements
+from policies.types import (
+    Add,
+    Confirm,
+    Conflict,
+    Extraction,
+    ExtractionContext,
+    MemoryItem,
+    MemoryOp,
+    Operation,
+    Revoke,
+    Supersede,
+    Turn,
+)
+
+_LIVE = frozenset({"active", "pending"})
+
+
+class RuleExtractor:
+    """The default `extraction` policy."""
+
+    name = "rules"
+
+    def extract(self, turn: Turn, ctx: ExtractionContext) -> Extraction:
+        live = [it for it in ctx.items if it.status in _LIVE]
+        if turn.role == "user":
+            return self._user(turn, ctx, live)
+        if turn.role == "assistant":
+            return extract_assistant(turn, live, ctx.new_id)
+        if turn.role == "tool":
+            return extract_tool(turn, live, ctx.new_id)
+        return Extraction("irrelevant", reason=f"{turn.role} message")
+
+    def _user(self, turn: Turn, ctx: ExtractionContext, live: list[MemoryItem]) -> Extraction:
+        text = turn.text.strip()
+        if not text:
+            return Extraction("irrelevant", reason="empty message")
+        answer = _answer_to_conflict(text, live)
+        if answer is not None:
+            return answer
+        topic = _topic(ctx.system_prompt, live)
+        statements = read_statements(text, topic, opening=ctx.user_turn_index == 0)
+        if not statements:
+            return _reply_only(text, turn.ordinal, live)
+        resolver = Resolver(live, text, turn.ordinal, ctx.new_id, history=ctx.items)
+        ops = resolver.resolve(statements)
+        if not ops:
+            return Extraction("irrelevant", reason="nothing new")
+        return Extraction(_operation(ops), tuple(ops), reason=_reason(ops))
+
+
+def _topic(system_prompt: str, live: Sequence[MemoryItem]) -> frozenset[str]:
+    """What the conversation is about: terms of the system prompt and the user's items."""
+    return key_terms(system_prompt).union(
+        *(key_terms(it.value) for it in live if it.source == "user")
+    )
+
+
+def _answer_to_conflict(text: str, live: list[MemoryItem]) -> Extraction | None:
+    """A short yes/no right after a conflict was flagged settles it."""
+    pending = [it for it in live if it.status == "pending"]
+    if not pending or len(text) > 60:
+        return None
+    if REJECT.match(text):
+        return Extraction("confirm", (Confirm(pending[-1].id),), reason="kept the earlier rule")
+    challenger = _challenger(pending[-1], live)
+    if challenger is not None and CONFIRM.match(text):
+        return Extraction("confirm", (Confirm(challenger.id),), reason="confirmed the change")
+    return None
+
+
+def _reply_only(text: str, ordinal: int, live: list[MemoryItem]) -> Extraction:
+    """A message with nothing to remember: a confirmation, or chit-chat."""
+    if not (len(text) <= 60 and CONFIRM.match(text)):
+        return Extraction("irrelevant", reason="no requirement, fact or confirmation")
+    recent = [it for it in live if it.source_ordinal >= ordinal - 2]
+    if recent:
+        latest = max(recent, key=lambda it: it.source_ordinal)
+        return Extraction("confirm", (Confirm(latest.id),), reason="confirmed the latest item")
+    return Extraction("irrelevant", reason="confirmation with nothing to confirm")
+
+
+def _challenger(pending: MemoryItem, live: list[MemoryItem]) -> MemoryItem | None:
+    for version in reversed(pending.versions):
+        if version.note.startswith("conflict:"):
+            new_id = version.note.split()[0].removeprefix("conflict:")
+            return next((it for it in live if it.id == new_id), None)
+    return None
+
+
+def _operation(ops: list[MemoryOp]) -> Operation:
+    if any(isinstance(op, Supersede | Conflict) for op in ops):
+        return "update"
+    if any(isinstance(op, Revoke) for op in ops):
+        return "revoke"
+    if any(isinstance(op, Add) for op in ops):
+        return "add"
+    return "confirm"
+
+
+def _reason(ops: list[MemoryOp]) -> str:
+    names = {Add: "add", Supersede: "supersede", Revoke: "revoke", Conflict: "conflict",
+             Confirm: "confirm"}  # fmt: skip
+    counts: dict[str, int] = {}
+    for op in ops:
+        key = names[type(op)]
+        counts[key] = counts.get(key, 0) + 1
+    return ", ".join(f"{n} {k}" for k, n in counts.items())

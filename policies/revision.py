@@ -1,0 +1,492 @@
+"""Deciding what a new statement does to existing memory.
+
+Order matters: revocations first (they say what goes away, and a sentence
+right after often states the replacement), then explicit revisions, then
+implicit ones (same kind of value, different number, same subject), then
+conflicts (a rule that seems to contradict an older rule without saying it
+replaces it), and only then plain additions.
+
+Every decision needs a *target*: the single live item the statement is
+about. Targets are chosen by IDF-weighted lexical similarity of the
+statement (and, at half weight, of its whole message) to each item, plus a
+bonus when both hold a value of the same kind and unit, larger when the
+numbers are close. Thresholds keep a generic new rule from replacing
+anything at all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from policies.cues import PERMISSION, STANDING, negated, read_cues
+from policies.matching import (
+    Idf,
+    content_terms,
+    covered,
+    merge_terms,
+    opposed,
+    similarity,
+    weighted_terms,
+)
+from policies.segment import replaced_text, shorten, without_clause
+from policies.slots import (
+    NAMED_SLOTS,
+    REVISABLE_KINDS,
+    changed_pair,
+    comparable,
+    derive_slot,
+    same_unit_change,
+    value_change,
+)
+from policies.statements import Statement
+from policies.types import (
+    Add,
+    Confirm,
+    Conflict,
+    ItemType,
+    MemoryItem,
+    MemoryOp,
+    Revoke,
+    Supersede,
+)
+from policies.values import Value, extract_values, value_signature
+
+_RULE_TYPES: frozenset[str] = frozenset({"directive", "constraint", "preference"})
+# After a revocation cue is removed, these say the sentence still asks for
+# something ("不用每题都出了，每次最后统一出5道就行").
+_POSITIVE = re.compile(
+    r"就行|就可以|就好|即可|直接|统一|改成|改为|换成|只要|\binstead\b|\bjust\b|\bonly\b|\brather\b",
+    re.IGNORECASE,
+)
+
+EXPLICIT_MIN = 0.15
+IMPLICIT_MIN = 0.25
+CONFLICT_MIN = 0.2
+DUPLICATE_MIN = 0.8
+REVOKE_MIN = 0.12
+LEXICAL_MIN = 0.06
+NEAR_CHARS = 3  # shared CJK characters that name a directive near a revocation cue
+
+
+@dataclass(slots=True)
+class Resolver:
+    """Turns a message's statements into memory ops against the live items."""
+
+    live: Sequence[MemoryItem]
+    message: str
+    ordinal: int
+    new_id: Callable[[], str]
+    history: Sequence[MemoryItem] = ()  # every item, superseded ones too (for restores)
+    ops: list[MemoryOp] = field(default_factory=list)
+    claimed: set[str] = field(default_factory=set)
+    # Lexical scores by (statement text, item id, with message context).
+    memo: dict[tuple[str, str, bool], float] = field(default_factory=dict)
+    idf: Idf = field(init=False)
+    message_bag: Mapping[str, float] = field(init=False)
+    # term -> ids of live items holding it: only items sharing a term with a
+    # statement can be its target, which keeps long sessions cheap.
+    index: dict[str, set[str]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.index = {}
+        for it in self.live:
+            for term in content_terms(it.value):
+                self.index.setdefault(term, set()).add(it.id)
+        self.idf = Idf.from_counts({t: len(ids) for t, ids in self.index.items()}, len(self.live))
+        self.message_bag = weighted_terms(self.message)
+
+    def _related(self, bag: Mapping[str, float]) -> set[str]:
+        related: set[str] = set()
+        for term in bag:
+            ids = self.index.get(term)
+            if ids:
+                related |= ids
+        return related
+
+    # -- entry point ---------------------------------------------------------
+
+    def resolve(self, statements: list[Statement]) -> list[MemoryOp]:
+        for st in statements:
+            if st.revoke and not st.consumed:
+                self._revoke(st, statements)
+        for st in statements:
+            if not st.consumed:
+                self._place(st)
+        return self.ops
+
+    # -- targets -------------------------------------------------------------
+
+    def _user_items(self, types: frozenset[str] | None = None) -> list[MemoryItem]:
+        return [
+            it
+            for it in self.live
+            if it.source == "user"
+            and it.id not in self.claimed
+            and (types is None or it.type in types)
+        ]
+
+    def _bag(self, st: Statement, with_message: bool) -> Mapping[str, float]:
+        own = content_terms(st.text)
+        if not with_message:
+            return own
+        return merge_terms((own, 1.0), (self.message_bag, 0.5))
+
+    def _best(
+        self, st: Statement, pool: list[MemoryItem], with_message: bool
+    ) -> tuple[MemoryItem | None, float]:
+        """The live item `st` most likely talks about, and how sure that is.
+
+        Mostly: how much of the item is mentioned by the statement (and its
+        message): a revision restates the old item's subject, not its whole
+        text. Partly: plain similarity of the statement to the item.
+        """
+        bag = self._bag(st, with_message)
+        related = self._related(bag)
+        best: MemoryItem | None = None
+        best_score = 0.0
+        for rank, item in enumerate(pool):
+            if item.id not in related:
+                continue
+            old_values = extract_values(item.value)
+            score = self._lexical(st, item, bag)
+            # Sharing a kind of value is not enough to be about the same thing,
+            # unless it is the same counted thing ("120人" → "150人").
+            if score < LEXICAL_MIN and not same_unit_change(st.strong_values, old_values):
+                continue
+            changed, closeness = value_change(st.strong_values, old_values)
+            if changed:
+                score += 0.15 + 0.15 * closeness
+            if opposed(st.text, item.value):
+                score += 0.15
+            if item.type == st.type:
+                score += 0.03
+            score += 0.01 * rank / max(len(pool), 1)  # ties go to the newer item
+            if score > best_score:
+                best, best_score = item, score
+        return best, best_score
+
+    def _lexical(
+        self, st: Statement, item: MemoryItem, bag: Mapping[str, float] | None = None
+    ) -> float:
+        """Word overlap of a statement (or its context `bag`) with an item, 0..1."""
+        key = (st.text, item.id, bag is not None)
+        cached = self.memo.get(key)
+        if cached is not None:
+            return cached
+        own = content_terms(st.text)
+        item_bag = content_terms(item.value)
+        mentioned = covered(bag if bag is not None else own, item_bag, self.idf)
+        score = 0.6 * mentioned + 0.4 * similarity(own, item_bag, self.idf)
+        self.memo[key] = score
+        return score
+
+    # -- revocation ----------------------------------------------------------
+
+    def _revoke(self, st: Statement, statements: list[Statement]) -> None:
+        # The revoked rule must be named near the cue ("stop *flagging* that",
+        # "*SQL*以后就别贴了"), not just somewhere in the message: "scratch it:
+        # no ferries on this trip" must not revoke "we'd rather do day trips".
+        # "不用/no need to/stop …" mostly revoke things the assistant was told
+        # to *do* (directives); a constraint or preference must be named more
+        # clearly ("列预算" is not the budget cap).
+        near = _near_cue(st)
+        pool = [
+            it for it in self._user_items(_RULE_TYPES)
+            if _named_near(near, weighted_terms(it.value), strict=it.type != "directive")
+        ]  # fmt: skip
+        target, score = self._best(st, pool, with_message=True)
+        if target is None or score < REVOKE_MIN:
+            target = self._recent_rule(st)
+        if target is None:
+            st.revoke = False  # "no more TestCase classes": a new rule, not a revocation
+            return
+        replacement = None if self._positive_remainder(st) else _replacement(st, statements)
+        if replacement is not None:
+            replacement.consumed = True
+            first, second = sorted((st, replacement), key=lambda x: x.index)
+            value = first.text + ("" if re.search(r"[\u3000-\u9fff]$", first.text) else " ")
+            self._supersede(target, replacement, value + second.text, replacement.type, True)
+        elif self._positive_remainder(st):
+            self._supersede(target, st, st.text, target.type, True)
+        else:
+            self.claimed.add(target.id)
+            self.ops.append(Revoke(target.id, st.text[:120]))
+        st.consumed = True
+
+    def _recent_rule(self, st: Statement) -> MemoryItem | None:
+        """ "Scratch that" / "算了" names nothing: it means the latest rule."""
+        span = st.cues.revoke_span
+        rest = st.text[: span[0]] + st.text[span[1] :] if span else st.text
+        if any(w >= 1 for w in weighted_terms(rest).values()):
+            return None
+        rules = self._user_items(_RULE_TYPES)
+        recent = [it for it in rules if it.source_ordinal >= self.ordinal - 4]
+        return max(recent, key=lambda it: it.source_ordinal, default=None)
+
+    @staticmethod
+    def _positive_remainder(st: Statement) -> bool:
+        span = st.cues.revoke_span
+        rest = st.text[: span[0]] + st.text[span[1] :] if span else st.text
+        return bool(_POSITIVE.search(rest)) or any(
+            v.kind in REVISABLE_KINDS for v in extract_values(rest)
+        )
+
+    # -- placement -----------------------------------------------------------
+
+    def _place(self, st: Statement) -> None:
+        if st.restore:
+            self._restore(st)
+            return
+        if st.reported:  # another party's position never replaces the user's
+            self.ops.append(Add(self._new_item(st, st.text, st.type)))
+            return
+        # A weak cue ("actually", "wait", ", not 16") counts when the sentence
+        # also carries a value that differs from the one it revises.
+        explicit = st.change >= 2 or (st.change >= 1 and bool(st.strong_values))
+        if explicit and self._try_explicit(st):
+            return
+        if self._try_implicit(st):
+            return
+        if st.type in ("directive", "constraint") and self._try_conflict(st):
+            return
+        self.ops.append(Add(self._new_item(st, st.text, st.type)))
+
+    def _try_explicit(self, st: Statement) -> bool:
+        target, score = self._best(st, self._user_items(), with_message=True)
+        if target is None or score < EXPLICIT_MIN:
+            return False
+        if st.change < 2 and (
+            not value_change(st.strong_values, extract_values(target.value))[0]
+            or self._lexical(st, target) < EXPLICIT_MIN
+        ):
+            return False  # a weak cue needs a changed value *and* the same subject
+        if self._duplicate(st, target):
+            return True
+        self._supersede(target, st, st.text, st.type)
+        return True
+
+    def _try_implicit(self, st: Statement) -> bool:
+        if not st.strong_values:
+            return self._try_duplicate(st)
+        # A plain fact does not silently rewrite a rule that quotes a value
+        # ("timestamps must be UTC, like 2024-05-01T13:05:00Z").
+        pool = [
+            it
+            for it in self._user_items()
+            if value_change(st.strong_values, extract_values(it.value))[0]
+            and (st.type in _RULE_TYPES or it.type not in _RULE_TYPES)
+        ]
+        target, _ = self._best(st, pool, with_message=False)
+        if target is None:
+            return self._try_duplicate(st)
+        # The value bonus got it chosen; the words alone must still say it is
+        # the same subject, and the numbers must be of a comparable size.
+        _, closeness = value_change(st.strong_values, extract_values(target.value))
+        if self._lexical(st, target) < IMPLICIT_MIN or closeness <= 0:
+            return self._try_duplicate(st)
+        self._supersede(target, st, st.text, st.type)
+        return True
+
+    def _try_duplicate(self, st: Statement) -> bool:
+        target, _ = self._best(st, self._user_items(), with_message=False)
+        return target is not None and self._duplicate(st, target)
+
+    def _duplicate(self, st: Statement, item: MemoryItem) -> bool:
+        """A restatement of a live item: confirm it instead of adding a copy."""
+        sim = similarity(weighted_terms(st.text), weighted_terms(item.value), self.idf)
+        changed, _ = value_change(st.strong_values, extract_values(item.value))
+        if sim < DUPLICATE_MIN or changed or negated(st.text) != negated(item.value):
+            return False
+        self.claimed.add(item.id)
+        self.ops.append(Confirm(item.id))
+        return True
+
+    def _try_conflict(self, st: Statement) -> bool:
+        """A rule that seems to contradict a live rule without saying it replaces it.
+
+        Contradiction: opposite polarity ("never use emojis" / "use emojis"),
+        opposite choices ("简短" / "详细"), or another value for the same thing.
+        """
+        negative = negated(st.text)
+        pool = [
+            it
+            for it in self._user_items(frozenset({"directive", "constraint"}))
+            if negated(it.value) != negative
+            or opposed(st.text, it.value)
+            or value_change(st.strong_values, extract_values(it.value))[0]
+        ]
+        target = self._same_slot_opposite(st, pool) or self._lexical_conflict(st, pool)
+        if target is None:
+            return False
+        item = self._new_item(st, st.text, st.type)
+        note = (
+            f'The user said "{shorten(st.text, 60)}", which may contradict the earlier rule '
+            f'"{shorten(target.value, 60)}"; confirm with the user which one applies.'
+        )
+        self.claimed.add(target.id)
+        self.ops.append(Conflict(target.id, item, note))
+        return True
+
+    @staticmethod
+    def _same_slot_opposite(st: Statement, pool: list[MemoryItem]) -> MemoryItem | None:
+        """Opposite choices on a named slot, even across languages ("English only" / "用中文")."""
+        slot = derive_slot(st.type, st.text, ())
+        if slot not in NAMED_SLOTS:
+            return None
+        hits = [it for it in pool if it.slot == slot and opposed(st.text, it.value)]
+        return hits[-1] if hits else None
+
+    def _lexical_conflict(self, st: Statement, pool: list[MemoryItem]) -> MemoryItem | None:
+        target, _ = self._best(st, pool, with_message=False)
+        if target is None:
+            return None
+        own, old = content_terms(st.text), content_terms(target.value)
+        shared = [t for t, w in own.items() if w >= 1 and old.get(t, 0) >= 1]
+        # Opposite choices and permissions ("you can use requests now" after
+        # "no external libraries") need less overlap than a plain contradiction.
+        loose = opposed(st.text, target.value) or bool(PERMISSION.search(st.text))
+        needed = (1, CONFLICT_MIN / 2) if loose else (2, CONFLICT_MIN)
+        if len(shared) < needed[0] or self._lexical(st, target) < needed[1]:
+            return None
+        return target
+
+    def _restore(self, st: Statement) -> None:
+        """ "Back to the original": the latest revised item gets its old value back.
+
+        The restored item is a new version whose value is the earlier
+        verbatim text; the current one is superseded by it, as with any
+        revision, so the history stays linear and rollback still works.
+        """
+        previous = {it.superseded_by: it for it in self.history if it.status == "superseded"}
+        revised = [it for it in self._user_items() if it.id in previous]
+        if not revised:
+            return
+        scored = [(self._lexical(st, it), it.source_ordinal, it) for it in revised]
+        current = max(scored, key=lambda x: (x[0] >= LEXICAL_MIN, x[1]))[2]
+        old = previous[current.id]
+        item = self._new_item(st, old.value, old.type, slot=old.slot)
+        item.importance = max(old.importance, current.importance)
+        item.replaces = replaced_text(current.value, None, old.value)
+        self.claimed.add(current.id)
+        self.ops.append(Supersede(current.id, item))
+
+    # -- building ops --------------------------------------------------------
+
+    def _supersede(
+        self, old: MemoryItem, st: Statement, value: str, kind: ItemType, revoked: bool = False
+    ) -> None:
+        """Replace `old` by a new item holding `value`.
+
+        The new item names what it replaced, so the model reads the old value
+        as outdated rather than as a second current one. Not after a
+        revocation ("stop flagging that; quote the IC fare instead"): a
+        dropped instruction is not repeated, even as history.
+        """
+        if kind in ("fact", "entity") and old.type in _RULE_TYPES:
+            kind = old.type  # "压到450元" revises the budget constraint, stays one
+        item = self._new_item(st, value, kind, slot=old.slot)
+        item.importance = max(item.importance, old.importance)
+        pair = changed_pair(value, old.value)
+        if not revoked:
+            item.replaces = replaced_text(old.value, pair[1] if pair else None, value)
+        self.claimed.add(old.id)
+        self.ops.append(Supersede(old.id, item))
+        if pair is not None:
+            self._keep_rest(old, pair[1], st)
+            self._propagate(old, pair[1], item)
+
+    def _keep_rest(self, old: MemoryItem, changed: Value, st: Statement) -> None:
+        """Keep the other facts of a multi-fact sentence whose one value changed.
+
+        "一共18桌，每桌10个人，主桌在舞台正前方" revised to 20 tables still
+        holds where the main table is: its other clauses stay, verbatim, as
+        an item of their own; only the clause with the old value goes.
+        """
+        rest = without_clause(old.value, changed)
+        if rest is None:
+            return
+        content = sum(1 for w in weighted_terms(rest).values() if w >= 1)
+        if content < (1 if comparable(extract_values(rest)) else 3):
+            return
+        if old.type not in ("fact", "entity", "goal", "state") and not (
+            read_cues(rest).requirement >= 2 or comparable(extract_values(rest))
+        ):
+            return  # what is left of a rule must still say something on its own
+        item = self._new_item(st, rest, old.type)
+        item.importance = old.importance
+        self.ops.append(Add(item))
+
+    def _propagate(self, old: MemoryItem, old_value: Value, item: MemoryItem) -> None:
+        """A revised value is stale wherever else it is quoted as current.
+
+        E.g. the term changes from 3-year to 2-year: an earlier note that the
+        vendor "wants the 3-year commitment" is outdated too.
+        """
+        if old_value.kind not in REVISABLE_KINDS:
+            return
+        sig = value_signature(old_value)
+        for other in self.live:
+            if other.id in self.claimed or other.id == old.id or other.type == "directive":
+                continue
+            if any(
+                v.key == old_value.key and value_signature(v) == sig
+                for v in extract_values(other.value)
+            ):
+                self.claimed.add(other.id)
+                self.ops.append(Supersede(other.id, item))
+
+    def _new_item(
+        self, st: Statement, value: str, kind: ItemType, slot: str | None = None
+    ) -> MemoryItem:
+        return MemoryItem(
+            id=self.new_id(),
+            type=kind,
+            slot=slot or derive_slot(kind, value, st.values),
+            value=value,
+            source="user",
+            source_ordinal=self.ordinal,
+            importance=st.importance,
+        )
+
+
+def _near_cue(st: Statement) -> Mapping[str, float]:
+    """Terms around the revocation cue: where the revoked thing is named."""
+    span = st.cues.revoke_span or (0, len(st.text))
+    return weighted_terms(st.text[max(0, span[0] - 12) : span[1] + 30])
+
+
+def _named_near(near: Mapping[str, float], item: Mapping[str, float], strict: bool) -> bool:
+    """Is `item` named in the words around a revocation cue?
+
+    One shared word/bigram (or three CJK characters) for a directive; two
+    shared words/bigrams for anything else.
+    """
+    words = sum(1 for t, w in near.items() if w >= 1 and item.get(t, 0) >= 1)
+    if strict:
+        return words >= 2
+    chars = sum(1 for t, w in near.items() if w < 1 and t in item)
+    return words >= 1 or chars >= NEAR_CHARS
+
+
+def _replacement(st: Statement, statements: list[Statement]) -> Statement | None:
+    """The rule stated next to a revocation, which replaces what was revoked.
+
+    Usually right after it ("stop flagging that. Instead, quote the IC
+    fare"); before it only when it is itself a standing rule ("from now on
+    write pytest tests. No more TestCase classes.").
+    """
+
+    def usable(other: Statement) -> bool:
+        return not other.revoke and not other.consumed and other.type in _RULE_TYPES
+
+    after = [o for o in statements if st.index < o.index <= st.index + 2 and usable(o)]
+    if after:
+        return after[0]
+    before = [
+        o for o in statements
+        if st.index - 2 <= o.index < st.index and usable(o)
+        and (STANDING.search(o.text) or o.cues.change >= 2)
+    ]  # fmt: skip
+    return before[-1] if before else None

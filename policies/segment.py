@@ -1,0 +1,120 @@
+"""Sentences and clauses of casual zh/en chat messages.
+
+A requirement is usually one sentence inside a longer message, so items are
+built per sentence. Semicolons split too: people chain independent rules
+with them ("用量按一人份写；每个菜谱标热量"), and one of them may later be
+revised without the other. Code blocks are dropped: code is not a
+requirement, and its punctuation would shred the segmentation.
+
+Clause helpers serve revisions: the short "replaces" form of an old value,
+and what is left of a multi-fact sentence once one of its values changed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from policies.cues import read_cues
+from policies.matching import weighted_terms
+from policies.values import Value
+
+_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+_BULLET_RE = re.compile(r"^\s*(?:[-*•·>]+|\d{1,2}[.)、]|[（(]?\d{1,2}[)）])\s+")
+# zh terminators end a sentence wherever they are; en ones only before
+# whitespace, so "4.12.3", "e.g." (mostly) and "3.5%" stay whole.
+_SPLIT_RE = re.compile(r"(?<=[。！？；])(?![。！？；!?”\"'’）)])|(?<=[.!?;])(?=\s)")
+_ABBREV_RE = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|st|approx|no|incl|jr|sr)\.)$", re.I)
+_MAX_CHARS = 400
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of `text`, trimmed, in order; never empty strings."""
+    text = _FENCE_RE.sub("\n", text)
+    out: list[str] = []
+    for line in text.splitlines():
+        line = _BULLET_RE.sub("", line).strip()
+        if not line:
+            continue
+        pending = ""
+        for piece in _SPLIT_RE.split(line):
+            pending += piece
+            if _ABBREV_RE.search(pending.rstrip()):
+                continue
+            _emit(pending, out)
+            pending = ""
+        _emit(pending, out)
+    return out
+
+
+def _emit(piece: str, out: list[str]) -> None:
+    piece = piece.strip()
+    if not piece or not re.search(r"\w", piece):
+        return
+    if len(piece) <= _MAX_CHARS:
+        out.append(piece)
+        return
+    # A run-on sentence (pasted text, no punctuation): cut at clause
+    # boundaries so that one item never swallows a whole paragraph.
+    chunk = ""
+    for clause in re.split(r"(?<=[，,、])", piece):
+        if chunk and len(chunk) + len(clause) > _MAX_CHARS:
+            out.append(chunk.strip())
+            chunk = ""
+        chunk += clause
+    if chunk.strip():
+        out.append(chunk.strip())
+
+
+def clauses(text: str) -> list[str]:
+    """Comma-level clauses of one sentence (for short "replaces" forms)."""
+    parts = re.split(r"[，；。！？、：]|[,;:](?=\s)|[.!?](?=\s|$)|\s+-\s+|\s+(?:and|but)\s+", text)
+    return [p.strip() for p in parts if p.strip()]
+
+
+_CLAUSE_END = re.compile(r"[，,；;、]\s*|\s+(?:and|but)\s+|[。.!?！？]\s*$")
+
+
+def without_clause(text: str, value: Value) -> str | None:
+    """`text` minus the comma-level clause holding `value`, or None if nothing is left."""
+    start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, value.start)), default=0)
+    end_match = _CLAUSE_END.search(text, value.end)
+    end = end_match.end() if end_match else len(text)
+    if start == 0 and end >= len(text.rstrip()):
+        return None
+    head, tail = text[:start], text[end:]
+    if not tail.strip():
+        head = head.rstrip(" ，,；;、")
+    rest = (head + tail).strip()
+    return rest or None
+
+
+def shorten(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def replaced_text(old: str, old_value: Value | None, new: str) -> str:
+    """A short form of the replaced value.
+
+    The clause holding the changed value if there is one; otherwise the
+    clause the new statement talks about most (for "stop flagging that",
+    the clause that asked for the flagging), plus the next one if short.
+    """
+    parts = clauses(old) or [old]
+    if old_value is not None:
+        for part in parts:
+            if old_value.text in part:
+                return shorten(part, 60)
+    new_bag = weighted_terms(new)
+    # The clause the new text talks about, preferring the one that states the
+    # rule ("以后每次…都先贴SQL") over its justification ("我要核对口径").
+    scores = [
+        sum(w for t, w in weighted_terms(p).items() if t in new_bag)
+        + (1.0 if read_cues(p).requirement >= 2 else 0.0)
+        for p in parts
+    ]
+    i = scores.index(max(scores))
+    text = parts[i]
+    if len(text) < 20 and i + 1 < len(parts):
+        text = f"{text}, {parts[i + 1]}"
+    return shorten(text, 60)

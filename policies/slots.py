@@ -1,0 +1,116 @@
+"""Which values and items compete for the same slot.
+
+A revision replaces a value of the same kind and unit ("450元" after
+"600元", "Python 3.11" after "Python 3.9", "20桌" after "18桌"); these
+helpers decide that, and name an item's slot for the rest of the system.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from policies.matching import weighted_terms
+from policies.types import ItemType
+from policies.values import Value, extract_values, numeric_closeness, value_signature
+
+# Kinds whose values a revision changes, and that stay stale wherever quoted.
+REVISABLE_KINDS = frozenset({"money", "percent", "qty", "label", "grade", "version", "date"})
+
+
+def same_slot(a: Value, b: Value) -> bool:
+    """Can `b` be an earlier version of `a`? Same kind, compatible unit.
+
+    "?" (an amount without currency) and "个" (a bare count) match any unit
+    of their kind: "182k" can revise "$185,000", "4个" can revise "3个人".
+    """
+    if a.kind != b.kind:
+        return False
+    return a.unit == b.unit or bool({a.unit, b.unit} & {"?", "个", "time"})
+
+
+def comparable(values: Sequence[Value]) -> bool:
+    return any(v.kind in REVISABLE_KINDS for v in values)
+
+
+def same_unit_change(new: Sequence[Value], old: Sequence[Value]) -> bool:
+    """A changed value with the very same named unit ("nights", "人", "python")."""
+    return any(
+        nv.unit.isalpha() and nv.unit == ov.unit and nv.kind == ov.kind
+        and nv.number is not None and nv.number != ov.number
+        for nv in new for ov in old
+    )  # fmt: skip
+
+
+def value_change(new: Sequence[Value], old: Sequence[Value]) -> tuple[bool, float]:
+    """Do `new` and `old` hold a value of the same kind and unit that differs?"""
+    changed, closeness = False, 0.0
+    old_sigs = {value_signature(v) for v in old}
+    for nv in new:
+        if nv.kind == "id" or value_signature(nv) in old_sigs:
+            continue
+        rivals = [ov for ov in old if same_slot(nv, ov)]
+        # "six nights" restates "6 nights": the same number is no change.
+        if not rivals or any(nv.number is not None and nv.number == ov.number for ov in rivals):
+            continue
+        changed = True
+        closeness = max(closeness, *(numeric_closeness(nv, ov) for ov in rivals))
+    return changed, closeness
+
+
+def _context(text: str, v: Value) -> Mapping[str, float]:
+    return weighted_terms(text[max(0, v.start - 15) : v.end + 15].replace(v.text, " "))
+
+
+def changed_pair(new_text: str, old_text: str) -> tuple[Value, Value] | None:
+    """The (new, old) value pair most likely revised: same key, nearby words."""
+    old_values = extract_values(old_text)
+    old_sigs = {value_signature(v) for v in old_values}
+    best: tuple[Value, Value] | None = None
+    best_score = -1.0
+    for nv in extract_values(new_text):
+        if nv.kind == "id" or value_signature(nv) in old_sigs:
+            continue
+        near_new = set(_context(new_text, nv))
+        for ov in old_values:
+            if not same_slot(nv, ov):
+                continue
+            shared = len(set(_context(old_text, ov)) & near_new)
+            score = shared + numeric_closeness(nv, ov)
+            if score > best_score:
+                best, best_score = (nv, ov), score
+    return best
+
+
+_SLOT_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (slot, re.compile(pattern, re.IGNORECASE))
+    for slot, pattern in (
+        ("allergy", r"allerg|过敏"),
+        ("diet", r"vegetarian|vegan|halal|kosher|gluten|素食|吃素|忌口|控糖|不吃"),
+        ("budget", r"budget|spending|预算|开销|花费|买菜的钱"),
+        ("deadline", r"deadline|due|at the latest|截止|最晚|最迟"),
+        ("language", r"\b(?:english|chinese|japanese|german|french)\b|中文|英文|日文|语言"),
+        ("format", r"\btables?\b|bullet|markdown|表格|画表|列表|文字|格式"),
+        ("tests", r"\bpytest\b|\bunittest\b|\btests?\b|测试"),
+        ("region", r"\bregion\b|区域|大区"),
+        ("currency", r"\byen\b|\beuros?\b|\bdollars?\b|币种|汇率"),
+    )
+)
+
+
+NAMED_SLOTS = frozenset(slot for slot, _ in _SLOT_WORDS)
+
+
+def derive_slot(kind: ItemType, text: str, values: Sequence[Value]) -> str:
+    """A short key grouping values that replace one another."""
+    for slot, pattern in _SLOT_WORDS:
+        if pattern.search(text):
+            return slot
+    for v in values:
+        if v.kind not in ("id", "number"):
+            return f"{v.kind}:{v.unit}" if v.unit else v.kind
+    for v in values:
+        if v.kind == "id":
+            return f"id:{v.text}"
+    top = sorted(weighted_terms(text).items(), key=lambda kv: (-kv[1], -len(kv[0]), kv[0]))[:2]
+    return f"{kind}:" + "-".join(term for term, _ in top) if top else kind

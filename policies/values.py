@@ -1,0 +1,313 @@
+"""Typed values inside a sentence: amounts, dates, counts, versions, IDs.
+
+Values drive two decisions: whether a sentence is worth remembering (a
+number with a unit usually is; a bare number rarely) and what a revision
+replaces (a new `450元` replaces an old `600元`, not an old `18桌`). Each
+value has a `kind` (money, percent, date, time, qty, label, grade, version,
+id), a `unit` that must match for two values to compete, and a number when
+one can be read, so that revisions can prefer a nearby old value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+_EN_NUMBERS = {
+    "a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15,
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100,
+}  # fmt: skip
+_ZH_DIGITS = {
+    "零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+    "八": 8, "九": 9,
+}  # fmt: skip
+
+_NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
+_ZH_NUM = r"[零一二两三四五六七八九十百]+"
+_EN_WORD_NUM = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty)"
+)
+_MONTHS = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_WEEKDAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+
+# Units that make a number a countable quantity; the value is normalised to
+# the singular so that "3 nights" and "1 night" compete.
+_EN_UNITS = {
+    "night": "night", "nights": "night", "day": "day", "days": "day", "week": "week",
+    "weeks": "week", "month": "month", "months": "month", "year": "year", "years": "year",
+    "hour": "hour", "hours": "hour", "h": "hour", "minute": "minute", "minutes": "minute",
+    "min": "minute", "mins": "minute", "second": "second", "seconds": "second",
+    "seat": "seat", "seats": "seat", "people": "person", "persons": "person",
+    "person": "person", "guest": "person", "guests": "person", "table": "table",
+    "tables": "table", "page": "page", "pages": "page", "item": "item", "items": "item",
+    "run": "run", "runs": "run", "time": "time", "times": "time", "mb": "mb", "gb": "gb",
+    "kb": "kb", "tb": "tb", "km": "km", "kg": "kg", "words": "word", "word": "word",
+    "lines": "line", "line": "line", "rows": "row", "users": "user", "user": "user",
+    "requests": "request", "request": "request", "slides": "slide", "slide": "slide",
+    "questions": "question", "question": "question", "exercises": "exercise",
+    "exercise": "exercise", "servings": "serving", "serving": "serving", "kids": "person",
+    "adults": "person", "rooms": "room", "room": "room", "bullets": "bullet",
+    "bullet": "bullet", "points": "point", "retries": "retry", "attempts": "retry",
+    "gpus": "gpu", "cores": "core", "workers": "worker", "replicas": "replica",
+    "licenses": "license", "licences": "license", "sessions": "session",
+}  # fmt: skip
+_EN_UNIT_ALT = "|".join(sorted(_EN_UNITS, key=len, reverse=True))
+_ZH_UNITS = (
+    "个小时|小时|分钟|秒钟|个月|个人|口人|星期|公斤|千卡|大卡|毫升|公里|"
+    "桌|人|位|天|晚|夜|周|年|道|题|页|份|次|遍|岁|斤|克|层|间|张|本|套|件|家|行|字|条|节|课|顿|餐"
+)
+
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    # Bounded by non-alphanumerics rather than \b: IDs often sit right
+    # against Chinese text ("订单号E12345678").
+    (
+        "id",
+        re.compile(
+            r"(?<![A-Za-z0-9_])(?:[A-Z][A-Z0-9]{0,7}-\d{2,}|[a-z]{1,3}-\d{3,})(?![A-Za-z0-9_])"
+        ),
+    ),
+    ("id", re.compile(r"(?<![A-Za-z0-9_])[A-Z]{1,2}\d{3,}(?![A-Za-z0-9_])")),
+    ("id", re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")),
+    ("id", re.compile(r"\b[a-z][a-z0-9]{2,}(?:-[a-z0-9]+){2,}\b")),
+    ("id", re.compile(r"\b[a-z][a-z0-9_-]{2,}/[a-z][a-z0-9_-]{2,}\b")),
+    ("id", re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|https?://\S+")),
+    ("version", re.compile(r"\bv?\d+\.\d+\.\d+(?:\.\d+)?\b")),
+    (
+        "version",
+        re.compile(
+            r"(?<![A-Za-z])(?:python|node(?:js)?|java|go|ruby|php|rust|ios|android|windows|macos|ubuntu"
+            r"|debian|postgres(?:ql)?|mysql|redis|django|react|vue|angular|spring|kotlin|swift"
+            r"|gcc|clang|cuda|version|release|v)\s*v?\d+(?:\.\d+)?(?![0-9.A-Za-z])",
+            re.IGNORECASE,
+        ),
+    ),
+    ("version", re.compile(r"(?:版本|版)\s*v?\d+(?:\.\d+)+|v\d+(?:\.\d+)*")),
+    (
+        "money",
+        re.compile(
+            rf"[$€£¥￥]\s?{_NUM}\s?(?:[kKmM](?![a-zA-Z])|万|千|亿)?"
+            rf"|\b{_NUM}\s?(?:[kK]\b\s?)?(?:euros?|eur|dollars?|usd|yen|jpy|rmb|cny|pounds?|gbp|chf)\b"
+            rf"|{_NUM}\s?(?:万元|万块|元|块钱|块|美元|欧元|日元|英镑|万(?=[^\u4e00-\u9fff]|$))"
+            rf"|{_ZH_NUM}(?:万元|万块|元|块钱|块|美元|欧元)"
+            rf"|\b\d+(?:\.\d+)?[kK]\b(?!\s?(?:run|m\b|km|steps))",
+            re.IGNORECASE,
+        ),
+    ),
+    ("percent", re.compile(rf"{_NUM}\s?%|百分之{_ZH_NUM}|百分之{_NUM}|\b{_NUM} ?percent\b")),
+    (
+        "date",
+        re.compile(
+            rf"\b\d{{4}}-\d{{2}}-\d{{2}}(?:T[\d:]+Z?)?|\b{_MONTHS}\.? \d{{1,2}}(?:st|nd|rd|th)?\b"
+            rf"|\b\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTHS}\b|\b{_WEEKDAYS}\b"
+            r"|\d{4}年(?:第?[一二三四1-4]季度|\d{1,2}月(?:\d{1,2}[日号])?)"
+            r"|\d{1,2}月\d{1,2}[日号]|\d{1,2}月(?:底|初|中旬|上旬|下旬)?(?![\d份])"
+            r"|(?:下|这|本|上)?(?:周|星期|礼拜)[一二三四五六日天](?:晚上|上午|下午|中午)?"
+            r"|\bQ[1-4]\b|第[一二三四]季度",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "time",
+        re.compile(
+            r"\b\d{1,2}:\d{2}(?:\s?(?:am|pm|utc))?\b|\b\d{1,2}\s?(?:am|pm)\b"
+            r"|(?:早上|上午|中午|下午|晚上|凌晨)(?:\d{1,2}|[一二两三四五六七八九十]{1,3})点(?:半|\d+分)?"
+            r"|\d{1,2}点(?:半|\d+分)?|[两三四五六七八九十]{1,3}点(?:半|\d+分|钟|前|以前|之前|后|左右|到)",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "label",
+        re.compile(
+            r"\d+号(?:桌|房|楼|线|门|位)?|第\d+[桌号排]|\b(?:table|room|gate|seat) \d+\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "grade",
+        re.compile(
+            r"(?<![月正腊])(?:初|高)[一二三](?![月日天])|大[一二三四](?=[学生，。的了]|$)"
+            r"|[一二三四五六]年级|\bgrade \d+\b|\b\d+(?:st|nd|rd|th) grade\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "qty",
+        re.compile(
+            rf"(?:{_NUM}|{_EN_WORD_NUM})(?:-| )(?:{_EN_UNIT_ALT})\b"
+            rf"|(?:{_NUM}|(?!一(?:{_ZH_UNITS}))(?:{_ZH_NUM}))\s?(?:{_ZH_UNITS})"
+            rf"|\b(?:{_NUM}) (?:or more |or fewer |or less )?(?:times|runs|items)\b"
+            r"|\d+\s?个(?![月小人])",
+            re.IGNORECASE,
+        ),
+    ),
+    # Bare numbers: never memorable alone, but comparable ("别超过5000" → "6000").
+    ("number", re.compile(r"(?<![A-Za-z0-9_.,:/-])\d{2,}(?:\.\d+)?(?![A-Za-z0-9_.,:%/-])")),
+]
+
+
+_NUMERIC_HINT = re.compile(
+    rf"\d|[零一二两三四五六七八九十百]|\b{_EN_WORD_NUM}\b|\b{_MONTHS}\b|\b{_WEEKDAYS}\b|\bQ[1-4]\b"
+    r"|[周星礼][期拜]?[一二三四五六日天]",
+    re.IGNORECASE,
+)
+_NON_NUMERIC = frozenset({"id"})
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    kind: str
+    unit: str
+    text: str
+    number: float | None
+    start: int
+    end: int
+
+    @property
+    def key(self) -> str:
+        """What two values must share to compete for the same slot."""
+        return f"{self.kind}:{self.unit}"
+
+
+def _zh_number(text: str) -> float | None:
+    """Small Chinese numerals (up to 999), enough for counts and table numbers."""
+    total, current = 0, 0
+    for ch in text:
+        if ch in _ZH_DIGITS:
+            current = _ZH_DIGITS[ch]
+        elif ch == "十":
+            total += (current or 1) * 10
+            current = 0
+        elif ch == "百":
+            total += (current or 1) * 100
+            current = 0
+        else:
+            return None
+    return float(total + current)
+
+
+def _read_number(text: str, scaled: bool = False) -> float | None:
+    """The first number in `text`; `scaled` applies 万/k/m multipliers (amounts)."""
+    m = re.search(r"\d+(?:,\d{3})*(?:\.\d+)?", text)
+    if m:
+        n = float(m.group(0).replace(",", ""))
+        tail = text[m.end() : m.end() + 3].strip().lower()
+        if tail.startswith("万"):
+            n *= 10_000
+        elif scaled and re.match(r"k\b", tail):
+            n *= 1_000
+        elif scaled and re.match(r"m\b", tail):
+            n *= 1_000_000
+        return n
+    m = re.search(_ZH_NUM, text)
+    if m:
+        return _zh_number(m.group(0))
+    word = re.search(_EN_WORD_NUM, text, re.IGNORECASE)
+    if word:
+        return float(_EN_NUMBERS[word.group(0).lower()])
+    return None
+
+
+def _unit(kind: str, text: str) -> str:
+    low = text.lower()
+    if kind == "qty":
+        if text.endswith("个"):
+            return "个"
+        m = re.search(rf"(?:{_ZH_UNITS})$", text)
+        if m:
+            return {"个小时": "小时", "个人": "人", "口人": "人", "位": "人"}.get(
+                m.group(0), m.group(0)
+            )
+        last = re.split(r"[- ]", low)[-1]
+        return _EN_UNITS.get(last, last)
+    if kind == "money":
+        for unit, marks in (
+            ("eur", ("€", "eur")), ("usd", ("$", "dollar", "usd")), ("jpy", ("yen", "jpy", "日元")),
+            ("gbp", ("£", "pound", "gbp")), ("cny", ("元", "块", "rmb", "cny", "￥")),
+        ):  # fmt: skip
+            if any(mark in low for mark in marks):
+                return unit
+        return "?"
+    if kind == "version":
+        m = re.match(r"[a-z]+", low)
+        return m.group(0) if m and m.group(0) not in ("v", "version", "release") else ""
+    if kind == "label":
+        m = re.search(r"号(?:桌|房|楼|线|门|位)?|[桌排]|table|room|gate|seat", low)
+        return m.group(0) if m else ""
+    return ""
+
+
+def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(start < e and s < end for s, e in spans)
+
+
+@lru_cache(maxsize=4096)
+def extract_values(text: str) -> tuple[Value, ...]:
+    """All typed values in `text`, left to right, without overlaps.
+
+    Patterns are tried most specific first (IDs before versions before
+    money...), so "PAY-2291" is one ID and not a number.
+    """
+    found: list[Value] = []
+    spans: list[tuple[int, int]] = []
+    # Most patterns need a digit or a number word; skip them cheaply when
+    # the text has neither (the common case for chit-chat).
+    numeric = bool(_NUMERIC_HINT.search(text))
+    for kind, pattern in _PATTERNS:
+        if not numeric and kind not in _NON_NUMERIC:
+            continue
+        for m in pattern.finditer(text):
+            if _overlaps(spans, m.start(), m.end()):
+                continue
+            raw = m.group(0).strip()
+            if kind == "id" and _looks_like_prose(raw):
+                continue
+            number = None if kind in ("id", "date") else _read_number(raw, kind == "money")
+            if kind == "grade":
+                number = _read_number(raw) or _zh_number(raw[-1:])
+            found.append(Value(kind, _unit(kind, raw), raw, number, m.start(), m.end()))
+            spans.append((m.start(), m.end()))
+    return tuple(sorted(found, key=lambda v: v.start))
+
+
+_PROSE_PARTS = frozenset(
+    ("as", "you", "go", "the", "of", "to", "in", "a", "and", "up", "or", "on", "by", "for",
+     "with", "is", "it", "be", "per", "end", "day", "time", "make")
+)  # fmt: skip
+
+
+def _looks_like_prose(token: str) -> bool:
+    """Hyphenated English ("pay-as-you-go", "end-to-end") is not an identifier."""
+    if "-" not in token or "/" in token or "_" in token or any(c.isdigit() for c in token):
+        return False
+    return any(part in _PROSE_PARTS for part in token.split("-"))
+
+
+def value_signature(v: Value) -> str:
+    """Normalised text of a value, for "is this the same value?" comparisons."""
+    return re.sub(r"[\s,]", "", v.text.lower())
+
+
+def numeric_closeness(a: Value, b: Value) -> float:
+    """1.0 for values of similar size, falling to 0 at an order of magnitude.
+
+    Revisions usually adjust a value (600 → 450, 18 → 20) rather than jump to
+    a different scale, so a nearby old value is the likelier target.
+    """
+    if a.number is None or b.number is None:
+        return 0.5
+    lo, hi = sorted((abs(a.number), abs(b.number)))
+    if hi == 0:
+        return 1.0
+    if lo == 0:
+        return 0.2
+    ratio = hi / lo
+    if ratio <= 2:
+        return 1.0
+    if ratio >= 10:
+        return 0.0
+    return 1.0 - (ratio - 2) / 8
