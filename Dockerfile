@@ -14,11 +14,11 @@ COPY pyproject.toml README.md ./
 COPY proxy ./proxy
 COPY policies ./policies
 RUN pip install --no-cache-dir . \
-    && useradd --create-home --uid 10001 memproxy \
+    && useradd --create-home --uid 10001 --user-group memproxy \
     && mkdir -p /data /config \
     && chown memproxy:memproxy /data
 
-USER memproxy
+USER 10001:10001
 EXPOSE 8400
 VOLUME ["/data"]
 HEALTHCHECK --interval=30s --timeout=3s CMD ["python", "-c", "import urllib.request,sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8400/health').status == 200 else 1)"]

@@ -18,6 +18,19 @@ from proxy.ids import new_id
 from proxy.store.repo import Store
 
 _EXTRACTED_ROLES = frozenset({"user", "assistant", "tool"})
+# A message longer than this is a pasted document or log, not a statement of
+# requirements; only its head and tail (where people say what they want) are
+# read by the extractor, which keeps extraction time bounded per message.
+_EXTRACT_HEAD, _EXTRACT_TAIL = 6000, 2000
+
+
+def _bounded(turn: Turn) -> Turn:
+    if len(turn.text) <= _EXTRACT_HEAD + _EXTRACT_TAIL:
+        return turn
+    text = f"{turn.text[:_EXTRACT_HEAD]}\n{turn.text[-_EXTRACT_TAIL:]}"
+    return Turn(
+        turn.ordinal, turn.role, text, turn.raw, turn.tokens, turn.tool_call_ids, turn.tool_call_id
+    )
 
 
 def _fingerprint(item: MemoryItem) -> tuple[object, ...]:
@@ -81,7 +94,7 @@ class MemoryState:
                 user_turn_index=user_index,
                 new_id=new_id,
             )
-            extraction = extractor.extract(turn, ctx)
+            extraction = extractor.extract(_bounded(turn), ctx)
             results.append((turn.ordinal, extraction))
             if extraction.ops:
                 items = apply_extraction(items, extraction, turn.ordinal)

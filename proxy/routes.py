@@ -41,7 +41,17 @@ def _parse_json(raw: bytes) -> Any:
     if not raw:
         raise ProxyError(400, "request body is empty; expected a JSON object", code="invalid_json")
     try:
-        return json.loads(raw)
+        body = json.loads(raw)
+        if b"\\ud" in raw or b"\\uD" in raw:
+            # JSON escapes may encode lone surrogates: valid JSON, invalid Unicode,
+            # and unstorable. Checked only when such an escape is present at all.
+            json.dumps(body, ensure_ascii=False).encode("utf-8")
+        return body
+    except UnicodeEncodeError:
+        raise ProxyError(
+            400, "request body contains invalid Unicode (a lone surrogate escape)",
+            code="invalid_json",
+        ) from None
     except UnicodeDecodeError:
         raise ProxyError(400, "request body is not valid UTF-8", code="invalid_json") from None
     except (ValueError, RecursionError) as exc:
