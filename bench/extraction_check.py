@@ -7,10 +7,11 @@ recall (each check's `expect_any` phrase present in the block), stale (a
 phrases), the number of active items and their tokens against the
 scenario's budget, and extraction time per message.
 
-    python bench/extraction_check.py [--dir DIR] [--only SUBSTR] [-v]
+    python bench/extraction_check.py [--dir DIR] [--only SUBSTR] [-v] [--trace]
 
 The scenarios are read in place (default: ../shared/eval/scenarios relative
-to the repository root); nothing is copied into the repository.
+to the repository root); nothing is copied into the repository. Our own
+held-out sets are `bench/scenarios` and `bench/scenarios/fresh`.
 """
 
 from __future__ import annotations
@@ -165,6 +166,13 @@ def main() -> int:
             print(f"    missed: {r['misses']}  stale: {r['stale']}")
         if args.verbose:
             print("    " + r["block"].replace("\n", "\n    "))
+    if rows:
+        checks = sum(r["checks"] for r in rows)
+        missed = sum(len(r["misses"]) for r in rows)
+        stale = sum(len(r["stale"]) for r in rows)
+        items = sum(r["items"] for r in rows)
+        tokens = sum(r["tokens"] for r in rows)
+        print(f"{'total':34} {(checks - missed) / checks:7.3f} {stale:5d} {items:5d} {tokens:6d}")
     ok = all(not r["misses"] and not r["stale"] for r in rows)
     return 0 if ok else 1
 

@@ -29,6 +29,37 @@ _OUTPUTS = (
     r"itinerar(?:y|ies)|meals?|menus?|lists?|quotes?|estimates?)"
 )
 
+# The speaker fixes something they said ("sorry, I meant…", "是我记错了"):
+# always worth keeping, and it replaces what it corrects.
+SELF_CORRECTION_EN = (
+    r"\bi meant\b|\bi misread\b|\bi misspoke\b"
+    r"|\bi mixed (?:it |them |that )?up\b|\bi (?:had|got) (?:that|it|this|the \w+) wrong\b"
+    r"|\bmy (?:mistake|bad)\b|\b(?:typo|typoing|typo'?d)\b|\bi wrote (?:it|that) wrong\b"
+    r"|\bshould (?:have|'ve) said\b|\bthat should (?:be|read|say)\b|\bcorrection\b"
+    r"|\bsorry,? (?:it'?s|that'?s|make that|not)\b|\bi was (?:looking at|reading) the wrong\b"
+    r"|\b(?:need to|have to|let me|must) correct (?:something|that|this|myself|one thing)\b"
+)
+SELF_CORRECTION_ZH = (
+    r"说错了|记错了|写错了|搞错了|打错了|看错了|弄错了|记混了|口误|笔误|更正一下|纠正一下"
+)
+_SELF_CORRECTION = re.compile(rf"{SELF_CORRECTION_EN}|{SELF_CORRECTION_ZH}", re.IGNORECASE)
+
+# Choices made or leaned towards: "we're going with X", "I'm set on X", "X it is",
+# "the walls are going white", "还是让她上公立小学". A later one replaces an earlier one.
+DECISION_EN = (
+    r"\b(?:we|i)(?:'ve| have)? (?:decided|agreed|settled on|landed on|went with|picked|chose"
+    r"|opted for)\b|\b(?:we|i)(?:'re| are| am|'m) (?:going with|doing|getting|set on"
+    r"|pretty set on|leaning (?:towards?|toward)|thinking(?! about| of| that| it| this)"
+    r"|sticking with)\b|(?:^|, )[\w-]+(?: [\w-]+)? it is(?= *(?:[,.!;]|$))"
+    r"|\b(?:is|are|'s|'re) (?:going|gonna be|going to be|staying|turning) (?!to\b|well\b|on\b"
+    r"|out\b|home\b|back\b|through\b|for\b|up\b|down\b|in\b|into\b|crazy\b|great\b|fine\b"
+    r"|okay\b|ok\b|badly\b|the\b|a\b|an\b)[a-z]+"
+)
+DECISION_ZH = (
+    r"决定|定了|就定|就用|就选|就按|还是让|还是用|还是选|打算|想让|商量(?:了|好)|选了|就往"
+)
+DECISION = re.compile(rf"{DECISION_EN}|{DECISION_ZH}", re.IGNORECASE)
+
 _LATIN_RE = re.compile(r"[A-Za-z]")
 _CJK_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -97,7 +128,25 @@ DIRECTIVE = _table(
     (
         3,
         rf"\b(?:every|each|all|any|for all|in all|in any) (?:(?!and\b|or\b)[\w-]+ ){{0,2}}"
-        rf"{_OUTPUTS}\b",
+        rf"{_OUTPUTS}\b(?! [a-z]+ing\b)",
+    ),
+    (
+        3,
+        # "for every ticket, paste…", "add a joke for each section", "anything you
+        # invent should…": a quantified object or a generic "whatever you do" clause.
+        r"\b(?:for|on|in|with|to|under|into|after|before|at the (?:top|end|bottom) of)"
+        r" (?:every|each|all|any) (?:single |new |other )?(?!case\b|way\b|rate\b|event\b"
+        r"|chance\b|of\b|the\b|those\b|these\b|my\b|our\b|your\b|that\b|this\b|day\b"
+        r"|night\b|along\b|over\b|around\b|at\b|in\b|sorts\b|kinds\b)[a-z][\w-]*"
+        r"|\b(?:any|every|each|all)(?:thing| ?one| [a-z][\w-]*) (?:that )?(?:you|we)(?:'ll| will)?"
+        r" (?:\w+ )?(?:write|give|suggest|create|file|draft|make|send|post|add|invent|stat|propose"
+        r"|recommend|generate|produce|put|list|include|quote|price|book|schedule|mention|use"
+        r"|open|close|touch|update)\b"
+        r"|\b(?:anything|everything|whatever|any [a-z]+|every [a-z]+|each [a-z]+|all [a-z]+)"
+        r" (?:that )?you (?:\w+ )?[a-z]+ (?:should|must|has to|have to|needs? to|ought to|is to)\b"
+        r"|\bany ?time (?:you|we|i|something|someone|anything)\b"
+        r"|\b(?:only |just )?(?:when|if|whenever|once) i (?:ask|say so|tell you|request)\b"
+        r"|\bunless i (?:ask|say|tell)\b|\bon request\b",
     ),
     (
         3,
@@ -119,8 +168,17 @@ DIRECTIVE = _table(
     (
         3,
         r"以后|今后|往后|从现在(?:开始|起)|从今天(?:开始|起)|接下来(?:都|的|每)|"
-        r"后面(?:都|的回答|就|直接|统一)|之后(?:都|每|的回答|所有|一律)|每次|每回|一律|"
+        r"后面(?:都|的回答|就|直接|统一)|之后(?:都|每|的回答|所有|一律)|一律|"
+        # "每次…都给我…" is a rule; "每次闻一闻就走了" is a habit being described.
+        r"每[次回](?=[^，。；]{0,12}(?:都|要|给|帮|请|记得|先|用|标|加|写|列|附|带|按))|"
         r"始终|一直(?:都|用|按)|务必|记得|规矩|习惯(?![了惯])",
+    ),
+    # "还有个要求：…", "提到X的时候都给我…", "等我要的时候再给": a rule, whatever its noun.
+    (
+        3,
+        r"(?:有|还有|另外|加|提|再提)(?:一)?(?:个|条|点)(?:小)?要求|我的要求是|要求是"
+        r"|的时候[，,]?(?:都|一律|统一|记得|请)(?:要|得|给|帮|标|加|写|列|配|用|先|按)"
+        r"|等我(?:要|说|问|需要)[^，。；]{0,4}(?:的时候|时)?再|我(?:要|需要|问)的时候再|除非我(?:要|说|问)",
     ),
     (3, r"每(?:个|道|份|条|篇|张|一)[^，。；,;]{0,8}都|所有(?:的)?[^，。；,;]{0,6}都"),
     (2, r"之后|接下来|后面[^，。；]{0,12}就行|默认|尽量|统一|规则|原则"),
@@ -159,6 +217,18 @@ CONSTRAINT = _table(
     ),
     (
         3,
+        # Turning down what was proposed: "No, cut the X", "Nope, X are out",
+        # "forget X entirely": the rejection is the rule.
+        r"\b(?:no|nope|nah)\b[^.?!]{0,16}\b(?:cut|remove|drop|lose|skip|scrap|ditch|forget|kill"
+        r"|take out|leave out|get rid of)\b"
+        r"|\b(?:is|are)(?: (?:totally|completely|definitely|absolutely))? (?:out|off the table"
+        r"|a no-go|not an option|off-limits|out of the question|a non-starter)\b"
+        r"|\bforget (?:about )?[\w-]+(?: [\w-]+)? (?:entirely|altogether|completely)\b"
+        r"|\b(?:above|over|below|under|more than|less than|fewer than|at or above|at or below)"
+        r" (?:\$|€|£)?\d",
+    ),
+    (
+        3,
         r"\binsists?\b|\bnon-negotiable\b|\bred line\b|\bflat no\b|\bfull stop\b"
         r"|\bdeal-?breaker\b|\bhard (?:limit|requirement|rule|constraint|stop)\b"
         r"|\bno exceptions?\b",
@@ -185,14 +255,16 @@ CONSTRAINT = _table(
     (1, r"\bnot\b|\b(?:does|is|are|was|were)n'?t\b|\bneeds?\b|\bonly\b|\bcan'?t\b|\bcannot\b"),
     (
         3,
-        r"不要|不许|不准|不能|不可以|(?<!舍)不得|禁止|必须|一定要|千万|"
+        # Not inside an A-not-A question ("能不能", "要不要", "可不可以").
+        r"(?<!要)不要|不许|不准|(?<!能)不能|(?<!可)不可以|(?<!舍)不得|禁止|必须|一定要|千万|"
         r"(?<![分特区级类告识性差个派])别(?![人的墅针扭名致说])",
     ),
     (
         3,
         r"最多|至多|最少|至少|不超过|不高于|不低于|不少于|以内|上限|下限|封顶|截止|"
         r"之前(?:完成|交|提交|发|给)|前(?:完成|交付|提交|发|交|给|做完|弄好|准备好)|最晚|最迟"
-        r"|底线|红线",
+        r"|底线|红线|\d\s*(?:[元块]|万|欧|美元|公斤|人|个)?(?:以上|以下|起)(?:的)?(?:都|就|要|才|必须|得)"
+        r"|(?<!不)超过\d|(?<!不)低于\d|(?<!不)高于\d|都得|都要(?=[^，。；]{0,12}$)|得要|必须得",
     ),
     (
         3,
@@ -200,9 +272,11 @@ CONSTRAINT = _table(
         r"|轮椅",
     ),
     (3, r"不让|不允许|排除|剔除|别碰|不碰|只(?:看|用|要|能|吃|做|算|给|按|需|选|找|订|留)"),
+    (2, r"(?<![吗么可那这])不行(?![吗么呢？?])"),
     (
         2,
-        r"没有(?!什么|人|问题|办法|关系|必要)|预算|不用|不需要|不必|只|仅|限(?:制|定|于)|需要"
+        r"没有(?!什么|人|问题|办法|关系|必要)|预算|不用|不需要|不必"
+        r"|(?<![一两二三四五六七八九十几这那每了个\d])只(?![猫狗鸟兔鸡鸭羊鱼])|仅|限(?:制|定|于)|需要"
         r"|得(?=[先把用])",
     ),
     (1, r"要(?!不要|是)"),
@@ -215,8 +289,10 @@ PREFERENCE = _table(
         r"|\bnot (?:big|keen) on\b|\bfan of\b|\bbetter if\b|\b(?:we|i)(?:'d| would) (?:like|love)\b"
         r"|\b(?:we|i|she|he|they) (?:really )?(?:like|love|hate|dislike|enjoy)s?\b",
     ),
+    (2, DECISION_EN),
     (1, r"\bwants?\b|\bhoping\b"),
     (2, r"喜欢|偏好|偏爱|倾向|更想|更愿意|希望|想要|讨厌|宁愿|宁可|爱吃|口味|最好|优先"),
+    (2, DECISION_ZH),
 )
 
 REVOKE = Lexicon(
@@ -226,10 +302,17 @@ REVOKE = Lexicon(
     r"|my|what)\b|\bscratch (?:that|it|the)\b|\bnever ?mind\b|\bcancel (?:that|the|it)\b"
     r"|\b(?:remove|lift|drop) (?:that|the) (?:\w+ )?(?:rule|restriction|constraint|limit)\b"
     r"|\banymore\b|\bany more\b|\bignore (?:what i said|that rule|my earlier|the earlier|the "
-    r"previous)\b|\bnot needed\b|\bdisregard\b",
+    r"previous)\b|\bnot needed\b|\bdisregard\b"
+    r"|\b(?:quit|cease) \w+ing\b|\bno need for\b|\bdon'?t bother\b"
+    r"|\benough (?:with|of) (?:the|that)\b"
+    r"|\b(?:drop|ditch|lose|scrap|kill|cut) (?:the|those|these|that|your|all (?:the|those))"
+    r" (?:[\w-]+ ){0,2}?[\w-]+(?= *(?:[,.;!]|$| thing| part| bit| stuff| rule| and\b| too\b"
+    r"| now\b| entirely\b| altogether\b| completely\b| for now\b| from now\b))"
+    r"|\bforget (?:about )?(?:the |those |these |all )?[\w-]+(?: [\w-]+)?"
+    r"(?= *(?:[,.;!]|$| entirely| altogether| completely| for now))",
     r"不用再|不要再|别再|不再|不必再|无需再|取消|作废|算了|撤销|撤回|就别[^，。；,;]{0,10}了"
     r"|不用[^，。；,;]{0,12}了|不需要[^，。；,;]{0,10}了|不必[^，。；,;]{0,10}了|别[^，。；,;]{0,8}了"
-    r"|去掉(?:这条|那条|这个要求)|忽略(?:之前|刚才|前面)",
+    r"|去掉(?:这条|那条|这个要求)|忽略(?:之前|刚才|前面)|(?:就|可以|也)免了|去掉吧|省掉|不要了",
 )
 
 CHANGE = _table(
@@ -242,18 +325,25 @@ CHANGE = _table(
         r"|\bi meant\b|\bnot \w+"
         r"(?: \w+)?,? but\b|\b(?:we'?re|we are) (?:now )?on\b|\bchange of plans?\b|\bchange on\b"
         r"|\bnew plan\b|\brevis\w+|\b(?:bump|raise|lower|reduce|cut|push|increase|decrease|extend"
-        r"|shorten)(?:ed)? (?:it |that |the \w+ )?(?:up |down |back )?to\b|\b(?:go|going|switch"
+        r"|shorten|stretch)(?:ed)? (?:it |that |the \w+ )?(?:up |down |back )?to\b"
+        r"|\b(?:go|going|switch"
         r"|switching|revert|reverting|change|changing|move|moving)(?: it| that)? back to\b"
         r"|\bback to (?:the )?(?:original|old|previous|earlier|first)\b|\bupgrad"
         r"\w+|\bwe'?re going (?:for|with)\b|\bon second thought\b|\bscratch that\b|\bno wait\b"
         r"|\bchanges?:|\banother change\b|\bplans? changed\b|\bupdate:|\bmigrat\w* to\b"
         r"|\b(?:keep|set|leave) (?:it|that|them) (?:at|to)\b|\b(?:let'?s|we'?ll|we"
-        r" will|i'?ll) go with\b|\bwe'?re going with\b",
+        r" will|i'?ll) go with\b|\bwe'?re going with\b"
+        r"|\brenam(?:e|ed|ing)\b|\bretitl\w+|\bnew (?:name|title)\b"
+        r"|\b(?:starting|beginning|effective|as of) (?:this|next|today|tomorrow|now|on|from"
+        r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
     ),
+    # Self-corrections: the speaker fixes what they said themselves.
+    (2, SELF_CORRECTION_EN),
     (
         1,
         r"\bactually\b|\bhold on\b|\bwait\b|\bupdate\b|\bnews\b|\brethinking\b"
-        r"|\binstead of\b|, not \w",
+        r"|\binstead of\b|, not \w|\bnow\b|\banymore\b|\bno longer\b|\bafter all\b"
+        r"|\b(?:we|i)(?:'ve| have)? (?:decided|landed on|settled on|went with)\b",
     ),
     (
         2,
@@ -263,17 +353,26 @@ CHANGE = _table(
         r"还是[^，。；？?]{1,8}吧|放宽到|收紧到|放到|加到|涨到|降低到|减少到|缩减到|控制在|定成|定为|"
         r"升级到|升到|迁移到|迁到|切到|改用|换用|"
         r"不是[^，。；]{1,12}[，,]\s*(?:是|而是)|"
-        r"有变化|有变|变了|重新定|以[^，。]{0,6}为准|不是[^，。；]{1,12}[，,]?而是",
+        r"有变化|有变|变了|重新定|以[^，。]{0,6}为准|不是[^，。；]{1,12}[，,]?而是"
+        r"|(?:这周|本周|下周|今天|明天|这个月|下个月|下月|从今天|从明天|从下周|从下个月)起?开始"
+        r"|改名|重命名|换个名字|新名字|改叫|(?:收窄|缩小|放宽|收紧|压缩|精简)(?:成|到|为)",
     ),
-    (1, r"现在是|现在改|现在用|目前是|最新"),
+    (2, SELF_CORRECTION_ZH),
+    (1, r"现在|目前是|最新|已经不|不再|决定|定了|还是"),
 )
 
 ASIDE = Lexicon(
-    r"\b(?:totally |completely |slightly )?unrelated\b|\bside (?:question|note)\b|\brandom "
-    r"(?:question|thought)\b|\bquick (?:trivia|tangent|one)\b|\btrivia\b|\boff[- ]topic\b"
-    r"|\bdifferent (?:topic|thing)\b|\bchanging the subject\b|\bwhile i have you\b|\bjokes?\b"
-    r"|\bfun fact\b",
-    r"顺便问|顺便说|题外话|跟[^，。]{0,8}无关|说个别的|换个话题|笑话|闲聊|扯远了|八卦",
+    r"\b(?:totally |completely |slightly )?unrelated\b|\bside (?:question|note|thing)\b"
+    r"|\brandom (?:question|thought|one|thing|aside)\b|\b(?:totally|completely|quick|slightly)"
+    r" random\b|^random\b|\bquick (?:trivia|tangent|one|rant|aside)\b|\btangent\b|\btrivia\b"
+    r"|\boff[- ]topic\b|\b(?:totally |completely )?different (?:topic|thing|question)\b"
+    r"|\bchanging the subject\b|\bswitching (?:topics|gears|subjects)\b"
+    r"|\bon (?:a|an) (?:(?:completely|totally"
+    r"|slightly|entirely) )?(?:unrelated|different|other|side|lighter) note\b|\bwhile i have you\b"
+    r"|\btell (?:me|us) a joke\b"
+    r"|\bany (?:good )?jokes\b|\bfun fact\b|\bnothing to do with\b|\bquick rant\b",
+    r"顺便问|顺便说|题外话|跟[^，。]{0,8}无关|说个别的|换个话题|笑话|闲聊|扯远了|八卦|跑题|插一句|问个别的"
+    r"|^话说(?!回来)|随便问|扯个",
 )
 
 # A sentence whose subject is the other party ("they offer…", "Marcus
@@ -286,7 +385,7 @@ REPORTED = Lexicon(
     r"^(?:他|她|他们|她们|对方|人家)(?:刚才|刚刚|又|也)?(?:说|回复|表示|提出|报价|反馈|觉得)",
     flags=0,
 )
-FIRST_PERSON = Lexicon(r"\b(?:we|we're|we'd|we'll|we've|i|i'm|i'd|i'll|i've)\b", r"我")
+FIRST_PERSON = Lexicon(r"\b(?:we|we're|we'd|we'll|we've|i|i'm|i'd|i'll|i've|our|us)\b", r"我")
 # Standing instructions survive even when phrased as a question ("Can you
 # always give prices in yen from now on?").
 STANDING = Lexicon(
@@ -318,12 +417,13 @@ REJECT = re.compile(
 
 QUESTION_START = re.compile(
     r"^(?:what|how|why|when|where|which|who|whose|should|shall|can|could|would|will|is|are|am"
-    r"|do|does|did|was|were|any|anything|has|have)\b",
+    r"|do|does|did|was|were|has|have)\b",
     _I,
 )
 QUESTION_ZH = re.compile(
     r"[吗么呢]$|什么|怎么|为什么|哪(?:个|些|里|儿|家|种)|多少|几(?:个|点|天|号|种)|是否|要不要|"
     r"能不能|会不会|是不是|有没有|好不好|对不对|可不可以|行不行|值不值|够不够|如何|咋"
+    r"|([\u4e00-\u9fff])不\1(?![\u4e00-\u9fff]{0,2}[了的])"
 )
 
 # Going back to what was there before a change ("actually, back to the
@@ -360,6 +460,34 @@ LIST_HEADER = Lexicon(
     r"(?:要求|规则|限制|注意事项|约定|需求|条件|规矩)[^：:]{0,6}[：:]$",
 )
 
+# "Give me the complete list of everything we settled", "把所有要求完整列一遍": a
+# request to recap memory. It and its qualifiers ("only what's current", "以最新
+# 的为准，改过的别列了") are about the answer, not new requirements or revocations.
+_RECAP_EN = re.compile(
+    r"\b(?:list|summary|summari[sz]e|recap|rundown|round-?up|overview|brief|bible|checklist"
+    r"|write-?up|cheat ?sheet|run ?through|go over|(?:give|tell) (?:me|us) (?:the|all) rules)\b",
+    re.IGNORECASE,
+)
+_RECAP_ALL_EN = re.compile(
+    r"\b(?:complete|full|final|entire|whole|everything|all (?:the|of|our|my)|every (?:rule|term"
+    r"|requirement|constraint)|as (?:it|they) stands?|(?:we(?:'ve)?|we have) (?:agreed|settled"
+    r"|decided|landed)|current)\b",
+    re.IGNORECASE,
+)
+_RECAP_ZH = re.compile(
+    r"(?:完整|全部|所有|最终|整体)[^。！？]{0,40}(?:列|整理|总结|汇总|梳理|清单)"
+)
+_RECAP_ASK_ZH = re.compile(r"帮我|给我|你把|麻烦你|请你|你(?:再)?(?:列|整理|总结)")
+
+
+def recap_request(text: str) -> bool:
+    """Does `text` ask for a recap of what was agreed?"""
+    latin, cjk = scripts(text)
+    if latin and _RECAP_EN.search(text) and _RECAP_ALL_EN.search(text):
+        return True
+    return cjk and bool(_RECAP_ZH.search(text)) and bool(_RECAP_ASK_ZH.search(text))
+
+
 CONTINUATION = Lexicon(
     r"^(?:instead|just|only|rather|then|otherwise|but)\b",
     r"^(?:先|再|然后|而是|直接|改成|只要|否则)",
@@ -368,11 +496,11 @@ CONTINUATION = Lexicon(
 FILLER = re.compile(
     r"^(?:(?:oh|and|also|so|btw|by the way|anyway|plus|ok(?:ay)?|alright|well|yes|yeah|yep|right"
     r"|good|great|perfect|nice|cool|sure|fine|thanks|thank you|ha(?:ha)*|hi|hey|hello|morning"
-    r"|one more thing|oh and btw|ah|hmm+|um+|uh)"
+    r"|one more thing|oh and btw|ah|hmm+|um+|uh|ooh|ugh|oops|wait|whoa|aha|lol)"
     r"(?:[,!.:;]\s*|\s+(?=and |also |so |btw |by the way|one more))"
     r"|(?:oh|and|also|so|btw|plus)\s+)+"
     r"|^(?:(?:你好|您好|老师你好|老师好|好的|好|嗯+|行|可以|对了|另外|还有|还有个事|还有一点|还有就是|此外"
-    r"|然后|那|哎呀|哈哈+|是的|对|OK|ok)[，,。！!：:\s]+)+",
+    r"|然后|那|哎呀|哎|唉|哇|天哪|天啊|哈哈+|是的|对|OK|ok)[，,。！!：:\s]+)+",
     _I,
 )
 
@@ -390,10 +518,21 @@ class Cues:
     aside: bool = False
     reported: bool = False
     agreement: bool = False
+    correction: bool = False  # the speaker corrects themselves ("I meant…", "记错了")
 
     @property
     def requirement(self) -> int:
         return max(self.directive, self.constraint, self.preference)
+
+
+def cue_free(table: Table, text: str) -> str:
+    """`text` without its strongest cue of `table`: what the sentence says besides the cue."""
+    low = text.lower()
+    for _, lexicon in table:
+        m = lexicon.search(low)
+        if m:
+            return text[: m.start()] + " " + text[m.end() :]
+    return text
 
 
 def _strength(table: Table, text: str) -> int:
@@ -401,6 +540,29 @@ def _strength(table: Table, text: str) -> int:
         if lexicon.search(text):
             return weight
     return 0
+
+
+# "My friend asked if…", "小杨问我能不能…": a question, only reported.
+_ASKED = Lexicon(
+    r"\b(?:asked|asks|asking|wondering|wonders|wants to know|wanted to know)(?: me| us| you)?"
+    r" (?:if|whether|what|how|why|when|where|who|which)\b",
+    r"问(?:我|我们|你)?[，,：:]?(?:能不能|可不可以|要不要|会不会|是不是|有没有|行不行|可以不"
+    r"|[^，。；]{0,10}[吗么]|[^，。；]{0,8}([\u4e00-\u9fff])不\1)",
+)
+
+
+def asked(text: str) -> bool:
+    """A question someone else asked, reported by the user: answered, not remembered."""
+    return bool(_ASKED.search(text))
+
+
+# "Why did you set P1? Priority is Mei's call": a challenge, not a question to
+# answer; what follows it is the correction, not an elaboration of a question.
+CHALLENGE = Lexicon(
+    r"^(?:(?:hold on|wait|hey|whoa|um+|hmm+|uh)[,!.]* )*(?:why (?:did|would|are|do|have) you"
+    r"|who (?:told|asked) you|since when|what are you doing|where did you get)\b",
+    r"(?:你怎么|你为什么|为什么你|谁让你|谁叫你|干嘛要|你咋)",
+)
 
 
 def is_question(text: str) -> bool:
@@ -422,22 +584,99 @@ def _reported(text: str) -> bool:
     return bool(REPORTED.search(text) or REPORTED.search(body)) and not FIRST_PERSON.search(text)
 
 
+_QUOTED = re.compile(
+    r'"[^"\n]{1,120}"|“[^”\n]{1,120}”|「[^」\n]{1,120}」|『[^』\n]{1,120}』|《[^》\n]{1,60}》'
+)
+
+
+def _mask_quotes(text: str) -> str:
+    """Quoted words are named, not said: "Don't Need One" in a title is no rule.
+
+    The quoted part is blanked at equal length, so spans still index `text`.
+    """
+    if not any(mark in text for mark in '"“「『《'):
+        return text
+    return _QUOTED.sub(lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[-1], text)
+
+
+# "她担心以后没有红包了", "他每次都迟到": someone else's habits or worries.
+_THIRD_PERSON_HABIT = re.compile(
+    r"(?:^|[，,。；])[^，,。；我你]{0,6}(?:他|她|它|他们|她们)[^，,。；我你]{0,8}(?:以后|今后|往后|每次|每回|一直)"
+)
+
+
 @lru_cache(maxsize=4096)
 def read_cues(text: str) -> Cues:
+    original = text
+    text = _mask_quotes(text)
     revoke = REVOKE.search(text)
     reported = _reported(text)
     low = text.lower()
+    directive = _strength(DIRECTIVE, low)
+    if (
+        directive
+        and _THIRD_PERSON_HABIT.search(text)
+        and not _strength(
+            DIRECTIVE,
+            low.replace("以后", "")
+            .replace("今后", "")
+            .replace("往后", "")
+            .replace("每次", "")
+            .replace("每回", ""),
+        )
+    ):
+        directive = 0
     return Cues(
-        directive=_strength(DIRECTIVE, low),
+        directive=directive,
         constraint=_strength(CONSTRAINT, low),
         preference=_strength(PREFERENCE, low),
         change=_strength(CHANGE, low),
         revoke_span=revoke.span() if revoke else None,
-        question=is_question(text),
+        question=is_question(original) or asked(text),
         aside=bool(ASIDE.search(text)),
         reported=reported,
         agreement=bool(AGREEMENT.search(text)),
+        correction=bool(_SELF_CORRECTION.search(text)),
     )
+
+
+_CONTRAST_EN = re.compile(
+    r"\b(?:not|no more|instead of|rather than|isn'?t|wasn'?t|no longer)"
+    r" (?:the |a |an |my |our |that |those |these |on |in |at )?"
+    r"(?!sure\b|really\b|much\b|only\b|just\b|even\b|that\b|too\b|quite\b|yet\b|ours\b|mine\b|a\b"
+    r"|going\b|working\b|the\b)"
+    r"([A-Za-z0-9$€£][\w'$€£-]*(?:[.,]\d+)*(?: (?!and\b|or\b|but\b|so\b)[A-Za-z0-9][\w'-]*)?)",
+    re.IGNORECASE,
+)
+_CONTRAST_ZH = re.compile(
+    r"(?:不是|而不是|不用|不要|别再?)([^，。；,;、！!？?]{1,8}?)(?:了|[，,。；]|而是|是(?!不是))"
+    r"|(?:之前说的|原来的|刚才说的|以前的)([^，。；,]{1,8}?)(?:是|不对|不是|记错|错了)"
+    r"|([\d.]+[^\d\s，。；,]{0,3})是(?:去年|之前|以前|上次|原来)的"
+)
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.IGNORECASE)
+
+
+def contrast_terms(text: str) -> tuple[str, ...]:
+    """What a sentence says is *not* (or no longer) the case: "not the 14th", "不是蓝卡",
+    "no more quartz", "4.2是去年的". The old value a correction or revision replaces."""
+    out: list[str] = []
+    latin, cjk = scripts(text)
+    if latin:
+        for m in _CONTRAST_EN.finditer(text):
+            token = m.group(1).rstrip(".,'")
+            first = token.split()[0]
+            # Keep a second word only when it is part of a name ("New York").
+            if len(token.split()) > 1 and not token.split()[1][:1].isupper():
+                token = first
+            ordinal = _ORDINAL.match(token)
+            out.append(ordinal.group(1) if ordinal else token)
+    if cjk:
+        for m in _CONTRAST_ZH.finditer(text):
+            token = next(g for g in m.groups() if g)
+            token = re.sub(r"^(?:那个|这个|那种|这种|是)", "", token).strip()
+            if token:
+                out.append(token)
+    return tuple(t for t in out if len(t) >= 2 or t.isdigit())
 
 
 def strip_filler(text: str) -> str:
@@ -446,13 +685,13 @@ def strip_filler(text: str) -> str:
     return out or text.strip()
 
 
+_NEGATED = re.compile(
+    r"\b(?:no|not|never|don'?t|do not|without|avoid|stop)\b"
+    r"|不要|别|不能|禁止|不用|不再|没有|不吃|不准",
+    _I,
+)
+
+
 def negated(text: str) -> bool:
     """Polarity of a requirement: does it forbid rather than ask for something?"""
-    return bool(
-        re.search(
-            r"\b(?:no|not|never|don'?t|do not|without|avoid|stop)\b"
-            r"|不要|别|不能|禁止|不用|不再|没有|不吃|不准",
-            text,
-            _I,
-        )
-    )
+    return bool(_NEGATED.search(text))

@@ -22,7 +22,8 @@ from policies.text import EN_STOPWORDS, ZH_STOP_BIGRAMS, normalize
 from policies.values import extract_values
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN_RE = re.compile(rf"[{_CJK}]+|[a-z0-9][a-z0-9_\-./]*")
+# Apostrophes stay inside a word: "we're" is one (form) word, not "we" + "re".
+_TOKEN_RE = re.compile(rf"[{_CJK}]+|[a-z0-9][a-z0-9_\-./'’]*")
 _CJK_RUN_RE = re.compile(rf"^[{_CJK}]+$")
 
 
@@ -40,7 +41,10 @@ _EN_FORM_WORDS = word_set(
     quick side question unrelated totally new old i'd we'd we're i'm it's that's
     don't can't won't doesn't didn't isn't aren't time times love loves hate prefer enjoy
     ideally rather anything something everything nothing anyone someone everyone us three
-    four five six seven eight nine ten eleven twelve twenty hundred thousand"""
+    four five six seven eight nine ten eleven twelve twenty hundred thousand think thinking
+    going doing getting decided decide picked pick you're they're he's she's there's what's
+    let's you'll we'll i'll you've we've they've you'd they'd isn't aren't wasn't weren't
+    hasn't haven't hadn't shouldn't wouldn't couldn't mustn't"""
 )
 # Everyday words: shared with a topic, they say little about being on-topic.
 COMMON_EN = word_set(
@@ -64,6 +68,7 @@ _ZH_BREAK_RE = re.compile("[的了是和与及或就都也把给让被吗呢吧�
 _UNIGRAM_WEIGHT = 0.3
 
 
+@lru_cache(maxsize=16384)
 def stem(word: str) -> str:
     """A deliberately crude English stemmer: enough for flag/flagging, test/tests."""
     for suffix, keep in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", ""),
@@ -92,6 +97,11 @@ def weighted_terms(text: str) -> Mapping[str, float]:
                 _add_cjk(run, out)
             continue
         word = tok.strip("-./")
+        if "'" in word or "’" in word:
+            word = word.replace("’", "'")
+            word = word[:-2] if word.endswith("'s") else word.strip("'")
+            if "'" in word and word not in _EN_FORM_WORDS:
+                word = word.split("'")[0]  # "mei's" -> "mei"; "isn't" is a form word
         if not word or word.isdigit() or word in EN_STOPWORDS or word in _EN_FORM_WORDS:
             continue
         if len(word) < 2:

@@ -20,23 +20,26 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from policies.cues import PERMISSION, STANDING, negated, read_cues
+from policies.cues import DECISION, PERMISSION, STANDING, negated, read_cues
 from policies.matching import (
     Idf,
     content_terms,
     covered,
+    key_terms,
     merge_terms,
     opposed,
     similarity,
     weighted_terms,
 )
-from policies.segment import replaced_text, shorten, without_clause
+from policies.segment import replaced_text, shorten, unrelated_clauses, without_clause
 from policies.slots import (
     NAMED_SLOTS,
     REVISABLE_KINDS,
     changed_pair,
     comparable,
     derive_slot,
+    local_context_match,
+    named_slot,
     same_unit_change,
     value_change,
 )
@@ -67,6 +70,8 @@ CONFLICT_MIN = 0.2
 DUPLICATE_MIN = 0.8
 REVOKE_MIN = 0.12
 LEXICAL_MIN = 0.06
+SUBJECT_ONLY_MIN = 0.35
+CHOICE_MIN = 0.2  # a value-less revision of an item that holds a value
 NEAR_CHARS = 3  # shared CJK characters that name a directive near a revocation cue
 
 
@@ -96,6 +101,12 @@ class Resolver:
                 self.index.setdefault(term, set()).add(it.id)
         self.idf = Idf.from_counts({t: len(ids) for t, ids in self.index.items()}, len(self.live))
         self.message_bag = weighted_terms(self.message)
+
+    def _slot_related(self, st: Statement) -> set[str]:
+        slot = named_slot(st.text)
+        if slot is None or not st.strong_values:
+            return set()
+        return {it.id for it in self.live if it.slot == slot}
 
     def _related(self, bag: Mapping[str, float]) -> set[str]:
         related: set[str] = set()
@@ -143,7 +154,7 @@ class Resolver:
         text. Partly: plain similarity of the statement to the item.
         """
         bag = self._bag(st, with_message)
-        related = self._related(bag)
+        related = self._related(bag) | self._slot_related(st)
         best: MemoryItem | None = None
         best_score = 0.0
         for rank, item in enumerate(pool):
@@ -151,13 +162,23 @@ class Resolver:
                 continue
             old_values = extract_values(item.value)
             score = self._lexical(st, item, bag)
+            slot_match = _same_named_slot(st, item)
             # Sharing a kind of value is not enough to be about the same thing,
-            # unless it is the same counted thing ("120人" → "150人").
-            if score < LEXICAL_MIN and not same_unit_change(st.strong_values, old_values):
+            # unless it is the same counted thing ("120人" → "150人") or the same
+            # named slot ("stretch to 42k all in" after "budget is $38,000 all in").
+            if (
+                score < LEXICAL_MIN
+                and not slot_match
+                and not same_unit_change(st.strong_values, old_values)
+            ):
                 continue
+            if slot_match:
+                score += 0.15
             changed, closeness = value_change(st.strong_values, old_values)
             if changed:
                 score += 0.15 + 0.15 * closeness
+                if same_unit_change(st.strong_values, old_values):
+                    score += 0.2  # the very same named thing ("Python 3.9" → "Python 3.11")
             if opposed(st.text, item.value):
                 score += 0.15
             if item.type == st.type:
@@ -201,8 +222,12 @@ class Resolver:
             target = self._recent_rule(st)
         if target is None:
             st.revoke = False  # "no more TestCase classes": a new rule, not a revocation
+            if st.cues.requirement < 2 and not st.strong_values:
+                st.consumed = True  # "算了，这些明天再弄": nothing revoked, nothing asked
             return
-        replacement = None if self._positive_remainder(st) else _replacement(st, statements)
+        # A rule stated next to the revocation replaces what was revoked, whether or
+        # not the revoking sentence also says what to do ("英文版不用给了，…。以后只给中文版").
+        replacement = _replacement(st, statements)
         if replacement is not None:
             replacement.consumed = True
             first, second = sorted((st, replacement), key=lambda x: x.index)
@@ -227,10 +252,17 @@ class Resolver:
 
     @staticmethod
     def _positive_remainder(st: Statement) -> bool:
+        """Does the revoking sentence also say what to do instead? ("drop the jokes,
+        keep it dry", "不用每题都出了，最后统一出5道就行")"""
         span = st.cues.revoke_span
-        rest = st.text[: span[0]] + st.text[span[1] :] if span else st.text
-        return bool(_POSITIVE.search(rest)) or any(
-            v.kind in REVISABLE_KINDS for v in extract_values(rest)
+        if span is None:
+            return bool(_POSITIVE.search(st.text))
+        rest = st.text[span[1] :].lstrip(" ,;，；、").removeprefix("and ").strip()
+        whole = st.text[: span[0]] + st.text[span[1] :]
+        return (
+            bool(_POSITIVE.search(whole))
+            or any(v.kind in REVISABLE_KINDS for v in extract_values(whole))
+            or (bool(rest) and read_cues(rest).requirement >= 2 and not negated(rest))
         )
 
     # -- placement -----------------------------------------------------------
@@ -239,19 +271,103 @@ class Resolver:
         if st.restore:
             self._restore(st)
             return
-        if st.reported:  # another party's position never replaces the user's
+        if st.reported and not st.cues.agreement:
+            # Another party's position never replaces the user's; what they approved
+            # or confirmed ("finance approved 95k for media") is news that does.
             self.ops.append(Add(self._new_item(st, st.text, st.type)))
             return
         # A weak cue ("actually", "wait", ", not 16") counts when the sentence
         # also carries a value that differs from the one it revises.
         explicit = st.change >= 2 or (st.change >= 1 and bool(st.strong_values))
-        if explicit and self._try_explicit(st):
+        if (st.correction or st.contrast) and self._try_contrast(st):
+            return
+        if (explicit or st.correction) and self._try_explicit(st):
+            return
+        if (explicit or st.correction) and self._try_value_only(st):
+            return
+        if self._add_correction(st):
             return
         if self._try_implicit(st):
+            return
+        if self._try_choice(st):
             return
         if st.type in ("directive", "constraint") and self._try_conflict(st):
             return
         self.ops.append(Add(self._new_item(st, st.text, st.type)))
+
+    def _try_contrast(self, st: Statement) -> bool:
+        """ "I meant Paulina, not Priyanka", "不是蓝卡，是ICT卡", "no more quartz":
+        the item holding what is now denied is the one revised.
+
+        When no item holds it (it was said in passing, as a one-off), the
+        corrected statement is added and the denied value is remembered as a
+        superseded item of its own, so that text quoting it elsewhere (the
+        summary, recalled turns) is marked as changed.
+        """
+        return any(self._revise_holder(st, token) for token in st.contrast)
+
+    def _add_correction(self, st: Statement) -> bool:
+        denied = [token for token in st.contrast if _memorable_denial(token)]
+        if not (st.correction and denied):
+            return False
+        item = self._new_item(st, st.text, st.type)
+        self.ops.append(Add(item))
+        self.ops.extend(Add(self._denied(st, token, item.id)) for token in denied)
+        return True
+
+    def _denied(self, st: Statement, token: str, successor: str) -> MemoryItem:
+        item = self._new_item(st, token, "fact")
+        item.status = "superseded"
+        item.superseded_by = successor
+        item.importance = 0.1
+        return item
+
+    def _revise_holder(self, st: Statement, token: str) -> bool:
+        """Revise the item that holds `token`, if one does."""
+        pattern = _token_pattern(token)
+        hits = [it for it in self._user_items() if pattern.search(it.value)]
+        if not hits:
+            return False
+        best, _ = self._best(st, hits, with_message=True)
+        target = best or max(hits, key=lambda it: it.source_ordinal)
+        if target.value == st.text:
+            return False
+        self._supersede(target, st, st.text, st.type)
+        m = pattern.search(target.value)
+        if m is not None and not changed_pair(st.text, target.value):
+            self._keep_rest(target, Value("word", "", m.group(0), None, m.start(), m.end()), st)
+        return True
+
+    def _try_value_only(self, st: Statement) -> bool:
+        """A clear revision that names no subject ("换成10月27号的航班", "sorry, make
+        that the 13th"): the latest item holding a value of the same kind, if close."""
+        if st.change < 2 and not st.correction:
+            return False
+        # Only values precise enough to compare ("10月20号", "$38,000"), not "Tuesday".
+        revisable = [
+            v for v in st.strong_values
+            if v.kind in REVISABLE_KINDS and (v.number is not None or v.kind == "title")
+        ]  # fmt: skip
+        if not revisable:
+            return False
+        pool = []
+        for it in self._user_items():
+            if it.type == "directive":
+                continue
+            # With nothing but the value to go on, only the very same kind of value counts.
+            kinds = {v.kind for v in revisable}
+            precise = [
+                v for v in extract_values(it.value)
+                if v.kind in kinds and (v.number is not None or v.kind == "title")
+            ]  # fmt: skip
+            changed, closeness = value_change(revisable, precise)
+            if changed and closeness >= 0.5:
+                pool.append(it)
+        if not pool:
+            return False
+        target = max(pool, key=lambda it: it.source_ordinal)
+        self._supersede(target, st, st.text, st.type)
+        return True
 
     def _try_explicit(self, st: Statement) -> bool:
         target, score = self._best(st, self._user_items(), with_message=True)
@@ -262,6 +378,14 @@ class Resolver:
             or self._lexical(st, target) < EXPLICIT_MIN
         ):
             return False  # a weak cue needs a changed value *and* the same subject
+        if (
+            not st.strong_values
+            and comparable(extract_values(target.value))
+            and self._lexical(st, target) < SUBJECT_ONLY_MIN
+        ):
+            # "这周开始吃希尔斯了" shares only the subject ("年糕") with "年糕现在4.2公斤":
+            # a new value for something else, not a revision of the weight.
+            return False
         if self._duplicate(st, target):
             return True
         self._supersede(target, st, st.text, st.type)
@@ -284,8 +408,37 @@ class Resolver:
         # The value bonus got it chosen; the words alone must still say it is
         # the same subject, and the numbers must be of a comparable size.
         _, closeness = value_change(st.strong_values, extract_values(target.value))
-        if self._lexical(st, target) < IMPLICIT_MIN or closeness <= 0:
+        same_subject = (
+            self._lexical(st, target) >= IMPLICIT_MIN
+            or _same_named_slot(st, target)
+            or local_context_match(st.text, target.value)
+            or _same_threshold_rule(st, target)
+        )
+        if not same_subject or closeness <= 0:
             return self._try_duplicate(st)
+        self._supersede(target, st, st.text, st.type)
+        return True
+
+    def _try_choice(self, st: Statement) -> bool:
+        """A new choice on the same subject, without a value or a change cue:
+        "The lowers are going navy." after "I'm thinking sage green lowers",
+        "还是让她上公立小学" after "我们想让她上国际学校"."""
+        if (
+            st.strong_values
+            or st.type not in ("preference", "fact")
+            or not DECISION.search(st.text)
+        ):
+            return False
+        pool = [
+            it for it in self._user_items(frozenset({"preference", "fact", "goal"}))
+            if not comparable(extract_values(it.value)) and DECISION.search(it.value)
+        ]  # fmt: skip
+        target, _ = self._best(st, pool, with_message=False)
+        if target is None or self._lexical(st, target) < CHOICE_MIN:
+            return False
+        new, old = key_terms(st.text), key_terms(target.value)
+        if not (new - old) or not (old - new) or negated(st.text) != negated(target.value):
+            return False
         self._supersede(target, st, st.text, st.type)
         return True
 
@@ -396,6 +549,27 @@ class Resolver:
         if pair is not None:
             self._keep_rest(old, pair[1], st)
             self._propagate(old, pair[1], item)
+        elif not revoked:
+            self._keep_unrelated(old, st)
+
+    def _keep_unrelated(self, old: MemoryItem, st: Statement) -> None:
+        """Keep the clauses of a replaced item that the new statement does not touch.
+
+        "the agency lead is Priya, and our campaign code is CMP-7719" replaced by
+        "our new agency lead is Omar": the campaign code still holds.
+        """
+        rest = unrelated_clauses(old.value, content_terms(st.text))
+        if rest is None:
+            return
+        values = extract_values(rest)
+        content = sum(1 for w in weighted_terms(rest).values() if w >= 1)
+        if not (any(v.kind in REVISABLE_KINDS or v.kind == "id" for v in values) or content >= 3):
+            return
+        if old.type in _RULE_TYPES and read_cues(rest).requirement < 2:
+            return
+        item = self._new_item(st, rest, old.type)
+        item.importance = old.importance
+        self.ops.append(Add(item))
 
     def _keep_rest(self, old: MemoryItem, changed: Value, st: Statement) -> None:
         """Keep the other facts of a multi-fact sentence whose one value changed.
@@ -449,6 +623,40 @@ class Resolver:
             source_ordinal=self.ordinal,
             importance=st.importance,
         )
+
+
+def _same_named_slot(st: Statement, item: MemoryItem) -> bool:
+    """Both name the same kind of setting ("budget", "deadline", ...) and the statement
+    holds a value to replace it with."""
+    if item.slot not in NAMED_SLOTS or not st.strong_values:
+        return False
+    return named_slot(st.text) == item.slot
+
+
+def _same_threshold_rule(st: Statement, item: MemoryItem) -> bool:
+    """Two rules bounding the same side ("超过500块的都要留票" / "300以上的都得留票"):
+    a conversation rarely keeps two such thresholds, so the newer one replaces."""
+    if st.type not in _RULE_TYPES or item.type not in _RULE_TYPES:
+        return False
+    new = {v.unit for v in st.values if v.kind == "bound"}
+    return bool(new & {v.unit for v in extract_values(item.value) if v.kind == "bound"})
+
+
+def _memorable_denial(token: str) -> bool:
+    """A denied value worth marking wherever it is quoted: a name or a word, not a
+    bare number or a fragment that would match unrelated text."""
+    if re.search(r"[\u3400-\u9fff]", token):
+        return len(token) >= 2
+    return len(token) >= 4 and not re.fullmatch(r"[\d.,$€£%]+", token)
+
+
+def _token_pattern(token: str) -> re.Pattern[str]:
+    """Where a denied value occurs in an item: a whole number, a whole word, or CJK text."""
+    if re.fullmatch(r"[\d.]+", token):
+        return re.compile(rf"(?<![\d.]){re.escape(token)}(?![\d])")
+    if re.search(r"[\u3400-\u9fff]", token):
+        return re.compile(re.escape(token))
+    return re.compile(rf"(?<![\w-]){re.escape(token)}(?![\w-])", re.IGNORECASE)
 
 
 def _near_cue(st: Statement) -> Mapping[str, float]:

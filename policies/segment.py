@@ -13,6 +13,7 @@ and what is left of a multi-fact sentence once one of its values changed.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from policies.cues import read_cues
 from policies.matching import weighted_terms
@@ -46,10 +47,26 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
+# "So we're four now, can you rebalance it?", "房租上限放到1900欧了，这样是不是能租大点的？":
+# a statement with a request or question fused on; the statement stands on its own.
+_TAIL_QUESTION = re.compile(
+    r"(?<=[^,，]{12})(?:,|，)\s*(?=(?:so |and |but )?(?:can|could|would|will|should|do|does|is|are)"
+    r" (?:you|we|i|it|that|this)\b"
+    r"|(?:这样|那|那么)?(?:是不是|能不能|可不可以|可以吗|你能|你看|要不要|会不会|够不够)"
+    r"[^，,。]*[?？]$)",
+    re.IGNORECASE,
+)
+
+
 def _emit(piece: str, out: list[str]) -> None:
     piece = piece.strip()
     if not piece or not re.search(r"\w", piece):
         return
+    if piece.endswith(("?", "？")):
+        m = _TAIL_QUESTION.search(piece)
+        if m is not None:
+            out.append(piece[: m.start()].strip())
+            piece = piece[m.end() :].strip()
     if len(piece) <= _MAX_CHARS:
         out.append(piece)
         return
@@ -83,9 +100,41 @@ def without_clause(text: str, value: Value) -> str | None:
         return None
     head, tail = text[:start], text[end:]
     if not tail.strip():
-        head = head.rstrip(" ，,；;、")
+        head = re.sub(r"(?:\s+(?:and|but|or))?[\s，,；;、]*$", "", head)
     rest = (head + tail).strip()
     return rest or None
+
+
+_CLAUSE_SPLIT = re.compile(r"[，；。！？]|[,;](?=\s)|[.!?](?=\s|$)|\s+(?:and|but)\s+")
+
+
+def unrelated_clauses(text: str, terms: Mapping[str, float]) -> str | None:
+    """The verbatim span of `text` after dropping its clauses that share a term with
+    `terms` (a contiguous run of the untouched clauses), or None if none or all survive."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _CLAUSE_SPLIT.finditer(text):
+        if m.start() > start:
+            spans.append((start, m.start()))
+        start = m.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    keep = [
+        (a, b) for a, b in spans
+        if text[a:b].strip() and not any(t in terms for t in weighted_terms(text[a:b]))
+    ]  # fmt: skip
+    if not keep or len(keep) == len([s for s in spans if text[s[0] : s[1]].strip()]):
+        return None
+    # The longest contiguous run of kept clauses, verbatim.
+    runs: list[list[tuple[int, int]]] = []
+    for span in keep:
+        if runs and spans.index(span) == spans.index(runs[-1][-1]) + 1:
+            runs[-1].append(span)
+        else:
+            runs.append([span])
+    best = max(runs, key=lambda r: r[-1][1] - r[0][0])
+    out = text[best[0][0] : best[-1][1]].strip(" ，,；;。.")
+    return out or None
 
 
 def shorten(text: str, limit: int) -> str:

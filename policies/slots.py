@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from policies.matching import weighted_terms
 from policies.types import ItemType
 from policies.values import Value, extract_values, numeric_closeness, value_signature
 
 # Kinds whose values a revision changes, and that stay stale wherever quoted.
-REVISABLE_KINDS = frozenset({"money", "percent", "qty", "label", "grade", "version", "date"})
+REVISABLE_KINDS = frozenset(
+    {"money", "percent", "qty", "label", "grade", "version", "date", "freq", "title", "bound"}
+)
 
 
 def same_slot(a: Value, b: Value) -> bool:
@@ -24,6 +27,10 @@ def same_slot(a: Value, b: Value) -> bool:
     "?" (an amount without currency) and "个" (a bare count) match any unit
     of their kind: "182k" can revise "$185,000", "4个" can revise "3个人".
     """
+    if a.kind == "number" and b.kind in ("money", "qty", "percent", "bound"):
+        return True  # "make it 300" restates "超过500块的…" without the unit
+    if "bound" in (a.kind, b.kind) and {a.kind, b.kind} <= {"bound", "money", "qty"}:
+        return True  # "lower the bar to 20 users" after "at least 50 users"
     if a.kind != b.kind:
         return False
     return a.unit == b.unit or bool({a.unit, b.unit} & {"?", "个", "time"})
@@ -62,15 +69,42 @@ def _context(text: str, v: Value) -> Mapping[str, float]:
     return weighted_terms(text[max(0, v.start - 15) : v.end + 15].replace(v.text, " "))
 
 
+# Values precise enough that a shared neighbouring word says they are the same setting.
+_LOCAL_KINDS = frozenset({"qty", "money", "percent", "date", "time"})
+
+
+def local_context_match(new_text: str, old_text: str) -> bool:
+    """A changed value whose neighbouring words are shared: "a 25-minute slot" after
+    "it's a 30-minute slot", even when the rest of the old sentence is about else."""
+    old_values = extract_values(old_text)
+    for nv in extract_values(new_text):
+        if nv.kind not in _LOCAL_KINDS or nv.number is None:
+            continue
+        near_new = {t for t, w in _context(new_text, nv).items() if w >= 1}
+        for ov in old_values:
+            if (
+                ov.kind != nv.kind
+                or ov.number is None
+                or not (ov.unit == nv.unit or nv.kind == "money")
+                or value_signature(nv) == value_signature(ov)
+            ):
+                continue
+            near_old = {t for t, w in _context(old_text, ov).items() if w >= 1}
+            if near_new & near_old:
+                return True
+    return False
+
+
 def changed_pair(new_text: str, old_text: str) -> tuple[Value, Value] | None:
     """The (new, old) value pair most likely revised: same key, nearby words."""
     old_values = extract_values(old_text)
     old_sigs = {value_signature(v) for v in old_values}
     best: tuple[Value, Value] | None = None
     best_score = -1.0
+    old_numbers = {v.number for v in old_values if v.number is not None}
     for nv in extract_values(new_text):
-        if nv.kind == "id" or value_signature(nv) in old_sigs:
-            continue
+        if nv.kind == "id" or value_signature(nv) in old_sigs or nv.number in old_numbers:
+            continue  # "60是去年的" quotes the old value, it does not set a new one
         near_new = set(_context(new_text, nv))
         for ov in old_values:
             if not same_slot(nv, ov):
@@ -87,7 +121,11 @@ _SLOT_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for slot, pattern in (
         ("allergy", r"allerg|过敏"),
         ("diet", r"vegetarian|vegan|halal|kosher|gluten|素食|吃素|忌口|控糖|不吃"),
-        ("budget", r"budget|spending|预算|开销|花费|买菜的钱"),
+        (
+            "budget",
+            r"budget|spending|预算|开销|花费|买菜的钱|\d[\d,.]*\s?[kK]?\s+all[- ]in\b"
+            r"|\bstretch (?:it |that )?to\b|\bcan afford\b|\bspend up to\b",
+        ),
         ("deadline", r"deadline|due|at the latest|截止|最晚|最迟"),
         ("language", r"\b(?:english|chinese|japanese|german|french)\b|中文|英文|日文|语言"),
         ("format", r"\btables?\b|bullet|markdown|表格|画表|列表|文字|格式"),
@@ -99,6 +137,15 @@ _SLOT_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 
 NAMED_SLOTS = frozenset(slot for slot, _ in _SLOT_WORDS)
+
+
+@lru_cache(maxsize=8192)
+def named_slot(text: str) -> str | None:
+    """The named setting `text` is about ("budget", "deadline", ...), if any."""
+    for slot, pattern in _SLOT_WORDS:
+        if pattern.search(text):
+            return slot
+    return None
 
 
 def derive_slot(kind: ItemType, text: str, values: Sequence[Value]) -> str:

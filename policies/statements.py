@@ -15,6 +15,8 @@ from collections.abc import Container
 from dataclasses import dataclass
 
 from policies.cues import (
+    CHALLENGE,
+    CHANGE,
     CONTINUATION,
     FIRST_PERSON,
     IDENTITY,
@@ -24,29 +26,40 @@ from policies.cues import (
     RESTORE,
     STANDING,
     Cues,
+    contrast_terms,
+    cue_free,
     is_question,
     negated,
     read_cues,
+    recap_request,
     strip_filler,
 )
 from policies.matching import topical_overlap, weighted_terms, word_set
-from policies.segment import split_sentences
+from policies.segment import clauses, split_sentences
 from policies.types import ItemType
 from policies.values import Value, extract_values
 
 # Starts like a one-off task ("Check PAY-2294", "拉华东前10家门店"): a
 # request to act now, not a fact to keep.
 _TASK = re.compile(
-    r"^(?:go ahead|can you|could you|set|apply|close|open|pull|check|run"
-    r"|show|give me|write me|tell|send|do|try|look|find|search|start with|help me"
+    r"^(?:(?:go ahead|can you|could you|set|apply|close|open|pull|check|run"
+    r"|show|give me|write me|tell|send|do|try|look|find|search|start with|help me)\b"
     r"|(?:先|再|你)?(?:帮我|给我|帮忙|麻烦你|请你|帮|拉|查|跑|算|写个|列个|画个|来个)|先出|再出)",
     re.IGNORECASE,
 )
 # Asks for something now, wherever it sits in the sentence.
 _REQUEST = re.compile(
-    r"\bshow me\b|\bgive me (?:a|an|the|some)\b|\btell me\b|\bwrite me\b|\bcan you (?:write|give"
-    r"|show|draft|tell|explain|recommend|help)\b|帮我|你帮|给我[^，。；]{0,6}(?:写|讲|出|拉|算|排|列|做|来)",
+    r"^(?:please )?(?:give|assign|send|put|move|add|post|mark|set|label|tag|close|file|forward|hand"
+    r"|route|pass) (?:it|that|this|them|those|these|both|the (?:first|second|last|other) one)"
+    r" (?:to|on|in|into|as|under|over)\b|\bshow me\b|\bgive me (?:a|an|the|some)\b|\btell me\b"
+    r"|\bwrite me\b|\bcan you (?:write|give"
+    r"|show|draft|tell|explain|recommend|help)\b|(?<![他她它会能说])帮我|你帮"
+    r"|给我[^，。；]{0,6}(?:写|讲|出|拉|算|排|列|做|来)",
     re.IGNORECASE,
+)
+# Someone else offering to help ("他说可以帮我内推") is news, not a request to the assistant.
+_OFFER = re.compile(
+    r"(?:他|她|他们|她们|对方)[^，。；]{0,4}(?:说|会|能|可以|愿意)[^，。；]{0,4}帮我"
 )
 _HELP = re.compile(
     r"\b(?:help|assist)\b[^.]*\b(?:me|us|with)\b|\bi'?d (?:love|like) (?:your |some )?help\b"
@@ -58,26 +71,69 @@ _ROLE = re.compile(
     r"\bon call\b|\bowner\b|\bin charge\b|\bcontact\b|\bcounterpart\b|\bassign(?:ed)? to\b"
     r"|\breports? to\b|\bresponsible\b|\bdirector\b|\bmanager\b|\bpm\b|\blead\b|\bboss\b"
     r"|\bsigns? off\b|\bapprov\w+|\breviewer\b|\bstakeholder\b|\bclient\b|\bcustomer\b"
-    r"|负责|对接|联系人|经理|总监|主管|老板|审批|甲方",
+    r"|(?<![a-z])hr(?![a-z])|\brecruiter\b|\bdecides?\b|'s (?:call|decision)\b"
+    r"|\bup to (?:him|her|them)\b"
+    r"|\bdoctor\b|\bvet\b|\blawyer\b|\baccountant\b|\bagent\b|\blandlord\b"
+    r"|负责|对接|联系人|经理|总监|主管|老板|审批|甲方|内推|说了算|决定|医生|会计|律师|顾问|中介|房东",
     re.IGNORECASE,
 )
 _COPULA = re.compile(
     r"\b(?:is|are|was|were|goes|go|gets|will be|stays?|lives?)\b|=|是|为|叫|在|用", re.IGNORECASE
 )
-_PLAN_KINDS = frozenset({"date", "time", "money", "percent", "version", "label", "grade"})
+_PLAN_KINDS = frozenset(
+    {"date", "time", "money", "percent", "version", "label", "grade", "freq", "title", "qty",
+     "bound"}
+)  # fmt: skip
 _NARRATIVE = re.compile(
-    r"^(?:i|my|it|it's|today|yesterday|last night|this morning|lol|haha)\b[^.?!]*\b(?:went|ran"
+    r"^(?:i|my|we|our|it|it's|today|yesterday|last night|this morning|lol|haha)\b[^.?!]*"
+    r"\b(?:went|ran"
     r"|had|got|was|were|did|snowed|rained|ate|watched|saw|bought|played|scored|broke|knocked"
     r"|spent|took)\b|^(?:今天|昨天|刚才|刚刚|我今天|我昨天|哈哈)[^。！？]*了",
     re.IGNORECASE,
 )
 _CHITCHAT = re.compile(
     r"\b(?:weather|rain(?:ing|ed|y)?|snow(?:ed|ing|y)?|pouring|sunny|freezing|hungover|tired"
-    r"|exhausted|bored|lol|haha+|omg)\b|天气|下雨|下雪|降温|好热|好冷|累死|困死|哈哈|无聊|郁闷",
+    r"|exhausted|bored|lol|haha+|omg|ugh)\b|\b\d+ degrees (?:in here|outside|today)\b"
+    r"|\((?:laughs|lol)\)|天气|下(?:大|小|暴)?雨|下(?:大)?雪"
+    r"|降温|好热|好冷|累死|忙死|困死|哈哈|无聊|郁闷|[（(]笑[）)]|气死",
     re.IGNORECASE,
 )
 _WE = re.compile(r"\b(?:we|we're|we'll|we've|we'd|our|us)\b|我们|咱们|我家|我们家", re.IGNORECASE)
-_NAME = re.compile(r"(?<=[\s(\"'])[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*")
+_NAME = re.compile(
+    r"(?:(?<=[\s(\"'“‘：:，,、])|(?<=[\u3400-\u9fff]))[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*"
+)
+# A Chinese name next to the role that introduces it ("同事刘思远", "王医生", "周敏周会计").
+_ZH_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢"
+    "姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+)
+_ZH_ROLES = (
+    r"同事|朋友|老板|经理|主管|领导|总监|医生|大夫|老师|会计|律师|顾问|中介|房东|师傅|教练|导师|学长|学姐"
+    r"|同学|室友|闺蜜|总|工|助理|秘书|HR"
+)
+_ZH_PERSON = re.compile(
+    rf"(?:{_ZH_ROLES})(?:叫|是)?[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
+    rf"|[{_ZH_SURNAMES}][\u4e00-\u9fff]?(?:{_ZH_ROLES})"
+)
+# "X is called Y", "named Y", "Town: Gullhaven": naming a person, place or thing.
+_NAMING = re.compile(
+    r"\b(?:called|named|known as|goes by|titled)\b|^[\w' -]{1,24}: [A-Z][\w-]+"
+    r"|\b(?:the|our|my) [a-z]+(?: [a-z]+)? (?:is|will be|'s) (?:the |a |an )?(?:[a-z-]+ )?"
+    r"[A-Z][a-z]+"
+    r"|叫[“\"「]?[\u4e00-\u9fff]{1,4}|名字(?:是|叫)"
+)
+# The user's own errand ("I need to book flights", "我得去接孩子"), not a rule for the assistant.
+_PERSONAL_NEED = re.compile(
+    r"\b(?:i|we)(?:'ll| will)? (?:\w+ )?(?:have|has|need|needs|got) to\b|我(?:得|要)去",
+    re.IGNORECASE,
+)
+# Hedged, speculative sentences ("which might mean…", "我可能会…") are
+# thinking aloud, not decisions.
+_HEDGE = re.compile(
+    r"\b(?:might|maybe|perhaps|possibly|probably|i guess|not sure|i wonder|could be)\b"
+    r"|也许|或许|说不定|不一定|可能(?:会|要|得|是)?(?!性)",
+    re.IGNORECASE,
+)
 _NOT_NAMES = word_set(
     """I I'm I'd I'll I've The A An And But So Oh Also Yes No Ok Okay Hi Hey Thanks Please
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
@@ -87,8 +143,9 @@ _HARD = re.compile(
     r"allerg|过敏|\bnever\b|绝对|一定要|必须|\bmust\b|full stop|red line|non-negotiable|hard", re.I
 )
 _STRONG_KINDS = frozenset(
-    {"money", "percent", "date", "time", "qty", "label", "grade", "version", "id"}
-)
+    {"money", "percent", "date", "time", "qty", "label", "grade", "version", "id", "freq", "title",
+     "bound"}
+)  # fmt: skip
 _BASE_IMPORTANCE: dict[str, float] = {
     "directive": 0.85, "constraint": 0.85, "preference": 0.6, "fact": 0.65, "entity": 0.6,
     "goal": 0.9, "state": 0.5,
@@ -110,6 +167,8 @@ class Statement:
     reported: bool = False
     consumed: bool = False  # merged into another statement's item
     restore: bool = False  # "back to the original": undo the latest revision
+    correction: bool = False  # "sorry, I meant…", "是我记错了": the speaker fixes a statement
+    contrast: tuple[str, ...] = ()  # what it says is no longer so ("not the 14th", "不是蓝卡")
     # Strongest change cue in this sentence or an earlier one of its message:
     # "Change of plan on comments. From now on post them publicly." revises,
     # but a sentence *before* the cue does not.
@@ -154,18 +213,30 @@ def read_statements(message: str, topic: Container[str], opening: bool) -> list[
     """
     raw = split_sentences(message)
     sentences = [clean(s) for s in raw]
+    recaps = [recap_request(s) for s in sentences]
     raw_ends = [s.rstrip().endswith((";", "；")) for s in raw]
-    questions = [is_question(s) for s in sentences]
+    questions = [is_question(s) and not CHALLENGE.search(s) for s in sentences]
     out: list[Statement] = []
-    aside = prev_reported = listed = False
-    change = 0
+    aside = prev_reported = listed = correcting = pasting = False
+    carried = 0
     i = 0
     while i < len(sentences):
         text, cues = sentences[i], read_cues(sentences[i])
-        change = max(change, cues.change)
-        aside = aside or cues.aside
+        # A cue in a sentence that is no statement itself ("Change of plan.",
+        # "是我说错了！") governs the next statement only.
+        change = max(carried, cues.change)
+        aside = (aside or cues.aside) and not cues.correction
+        correcting = correcting or cues.correction
         if LIST_HEADER.search(text):
             listed = True
+            i += 1
+            continue
+        if pasting or _PASTE.search(raw[i]):
+            # Pasted material (a quote, an email, a document): data, not requirements.
+            st = _pasted(i, text, cues)
+            if st is not None:
+                out.append(st)
+            pasting = _still_pasting(raw[i], pasting)
             i += 1
             continue
         # Pieces of one semicolon-chained sentence share its speaker.
@@ -174,10 +245,20 @@ def read_statements(message: str, topic: Container[str], opening: bool) -> list[
         where = _Where(topic, opening, not out, aside,
                        i + 1 < len(sentences) and questions[i + 1],
                        i > 0 and questions[i - 1], reported, listed)  # fmt: skip
-        st = _classify(i, text, cues, where)
+        st = None if recaps[i] else _classify(i, text, cues, where)
+        if st is None and correcting and not recaps[i] and not questions[i]:
+            # "My mistake. 8 people." / "是我记错了。3.8公斤。": the value after the admission.
+            values = extract_values(text)
+            if any(v.kind in _STRONG_KINDS for v in values):
+                st = Statement(
+                    i, text, cues, values, _fact_type(values, text), 0.9, correction=True
+                )
+        if st is not None and any(recaps) and not _survives_recap(st):
+            st = None
         if st is not None and i + 1 < len(sentences):
             nxt = sentences[i + 1]
-            if CONTINUATION.match(nxt) and not questions[i + 1]:
+            restated = (cues.correction or bool(contrast_terms(text))) and _restates(nxt)
+            if (CONTINUATION.match(nxt) or _fragment(nxt) or restated) and not questions[i + 1]:
                 merged = _join(text, nxt)
                 mcues = read_cues(merged)
                 st = _classify(i, merged, mcues, where) or st
@@ -185,13 +266,91 @@ def read_statements(message: str, topic: Container[str], opening: bool) -> list[
                 i += 1
         if st is not None:
             st.change = change
+            st.correction = st.correction or (correcting and st.cues.change >= 1)
+            if st.change >= 1 or st.correction or st.cues.revoke_span is not None:
+                st.contrast = contrast_terms(st.text)
             out.append(st)
+            carried = 0
+        else:
+            carried = change
         i += 1
     return out
 
 
+_CLAUSE_WORDS = re.compile(
+    r"\b(?:i|we|you|he|she|they|it|is|are|was|were|be|been|am|have|has|had|do|does|did|will"
+    r"|would|can|could|should|must|may|might|'s|'re|'m|'ve|'ll|'d|let's|please|thanks|thank"
+    r"|yes|no|ok|okay|sure|sorry|go|goes|went|come|comes|came|get|gets|got|make|makes|made"
+    r"|take|takes|took|say|says|said|need|needs|want|wants|know|knows|think|thinks|see|sees|saw"
+    r"|give|gives|gave|stay|stays|run|runs|ran|work|works|looks?|feels?|seems?)\b|n't\b"
+    r"|\b[a-z]{3,}ed\b",
+    re.IGNORECASE,
+)
+
+
+def _fragment(text: str) -> bool:
+    """A verbless English phrase that elaborates the sentence before it
+    ("…we're getting rid of gas. Induction range, electric everything.")."""
+    words = text.split()
+    latin, cjk = re.search(r"[A-Za-z]", text), re.search(r"[\u3400-\u9fff]", text)
+    return (
+        bool(latin) and not cjk and 2 <= len(words) <= 6 and not _CLAUSE_WORDS.search(text)
+        and not re.search(r"\d", text)
+    )  # fmt: skip
+
+
+def cue_free_memo(text: str) -> str:
+    m = MEMO.search(text)
+    return text if m is None else text[: m.start()] + " " + text[m.end() :]
+
+
+# "Pasting the relevant part of the quote: \"…\"", "邮件原文如下：“…”": what follows is
+# someone else's text, quoted; its lines are data, whatever their wording.
+_PASTE = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|here)[,:]? )?(?:pasting|pasted|copying|quoting|here'?s|here is|this is)"
+    r"\b[^:\"“]{0,60}:\s*[\"“]|(?:原文|如下|贴一下|粘贴一下|贴给你)[^：:“\"]{0,10}[：:]\s*[“\"]",
+    re.IGNORECASE,
+)
+
+
+def _still_pasting(raw_sentence: str, pasting: bool) -> bool:
+    """Is the quote still open after this sentence?"""
+    quotes = raw_sentence.count('"') + raw_sentence.count("“") + raw_sentence.count("”")
+    return pasting != (quotes % 2 == 1)
+
+
+def _pasted(index: int, text: str, cues: Cues) -> Statement | None:
+    values = extract_values(text)
+    if not any(v.kind in _STRONG_KINDS for v in values) and not negated(text):
+        return None
+    return Statement(index, text, cues, values, "fact", 0.4)
+
+
+def _survives_recap(st: Statement) -> bool:
+    """In a message asking for a recap, only concrete news or a standing rule is new."""
+    return bool(st.strong_values) or (st.cues.directive >= 3 and bool(STANDING.search(st.text)))
+
+
+_RESTATE = re.compile(
+    r"^(?:(?:sorry|oops|i mean)[,!.]? )?"
+    r"(?:(?:i had it wrong|i got it wrong|my bad|my mistake)[,!.]? )?"
+    r"(?:it'?s|it is|it was|that'?s|they'?re|而是|应该是|其实是|是)",
+    re.IGNORECASE,
+)
+
+
+def _restates(text: str) -> bool:
+    """ "…the product isn't X. Sorry, it's Y.": the next sentence gives the right value."""
+    return len(text) <= 120 and (bool(_RESTATE.match(text)) or read_cues(text).correction)
+
+
+def _content(text: str) -> int:
+    return sum(1 for w in weighted_terms(text).values() if w >= 1)
+
+
 def _names(text: str) -> list[str]:
-    return [n for n in _NAME.findall(text) if n.split()[0] not in _NOT_NAMES]
+    found = [n for n in _NAME.findall(text) if n.split()[0] not in _NOT_NAMES]
+    return found + _ZH_PERSON.findall(text)
 
 
 def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | None:
@@ -202,7 +361,31 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
     bag = weighted_terms(text)
     content = sum(1 for w in bag.values() if w >= 1)
     revoke = cues.revoke_span is not None
-    if (content == 0 and not strong) or _dropped(text, cues, where, revoke):
+    if content == 0 and not strong:
+        return None
+    if (
+        cues.correction
+        and not cues.question
+        and not where.aside
+        and (strong or contrast_terms(text) or _names(text) or cues.requirement >= 2)
+    ):
+        # "Sorry, I meant Paulina, not Priyanka": always kept; it replaces what it fixes.
+        # A bare admission ("I wrote it wrong in my notes") only marks the next statement.
+        req = cues.requirement
+        fixed: ItemType = _requirement_type(cues, text) if req >= 2 else _fact_type(values, text)
+        return Statement(index, text, cues, values, fixed, 0.9, correction=True)
+    if (
+        cues.question
+        and not where.aside
+        and not where.reported
+        and any(v.kind == "id" for v in values)
+    ):
+        # "Is that plausibly CR-88412?": the question is answered, but the ID it
+        # brings up is something the conversation is now about.
+        return Statement(index, text, cues, values, "entity", 0.4)
+    if cues.correction and not strong:
+        return None
+    if _dropped(text, cues, where, revoke) or _idle(text, cues, strong, revoke):
         return None
     if RESTORE.search(text):
         return Statement(index, text, cues, values, "fact", 0.65, restore=True)
@@ -214,15 +397,60 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
         importance += 0.1
     if where.opening and kind in ("fact", "entity"):
         importance = 0.75
+    if kind in ("fact", "entity") and any(v.kind == "id" for v in values):
+        importance = max(importance, 0.75)  # an ID the user gives is a key reference
     if where.reported:
         importance = 0.5
     return Statement(index, text, cues, values, kind, round(importance, 2), revoke, where.reported)
 
 
+# The user's own next step ("I'll ask Mei", "我问问周会计再说"): nothing to keep.
+_INTENT = re.compile(
+    r"^(?:ok(?:ay)?,? )?(?:i'?ll|let me|i will|i'?m going to|i'?m gonna) (?:go )?(?:ask|check|call"
+    r"|email|text|ping|look|think|try|talk)\b"
+    r"|^(?:i'?ll|i will|let me) [a-z]+ (?:it|that|this|them)\b"
+    r"|^(?:那)?(?:算了，)?我(?:去|先|再|回头)?(?:问问|问一下|想想|看看|查查|试试|考虑考虑|琢磨琢磨)",
+    re.IGNORECASE,
+)
+
+
+def _idle(text: str, cues: Cues, strong: bool, revoke: bool) -> bool:
+    """Thinking aloud or chatting: a hedge with nothing concrete, or small talk.
+
+    Only a strong cue (a standing rule, a hard limit, a revision) keeps such a
+    sentence: "I'm exhausted, no more than 3 meetings a day" still binds.
+    """
+    if (
+        _HEDGE.search(text)
+        and not strong
+        and cues.directive < 3
+        and cues.change < 2
+        and all(_HEDGE.search(part) for part in clauses(text) if _cued(read_cues(part)))
+    ):
+        # "which might mean the quartz isn't the splurge anymore"; but "还是让她上公立
+        # 小学，……我们可能会待更久" decides in one clause and hedges in another.
+        return True
+    if cues.requirement >= 3 or cues.change >= 2 or revoke:
+        return False
+    if _INTENT.search(text) and not strong:
+        return True
+    if MEMO.search(text) and _content(cue_free_memo(text)) < 2 and not strong:
+        return True  # "你记着点。", "Keep that in mind."
+    return bool(_CHITCHAT.search(text) or _NARRATIVE.search(text)) and cues.requirement < 3
+
+
+def _cued(cues: Cues) -> bool:
+    return cues.requirement >= 2 or cues.change >= 1 or cues.revoke_span is not None
+
+
 def _dropped(text: str, cues: Cues, where: _Where, revoke: bool) -> bool:
     """Questions, asides and one-off requests, unless they carry a rule."""
-    if where.aside and cues.requirement < 3:
-        return True
+    if (
+        where.aside
+        and (cues.requirement < 3 or _PERSONAL_NEED.search(text))
+        and not (cues.directive >= 3 or STANDING.search(text))
+    ):
+        return True  # "Switching topics: I need to book flights" is the user's errand
     if (
         where.after_question
         and not where.opening
@@ -240,7 +468,7 @@ def _dropped(text: str, cues: Cues, where: _Where, revoke: bool) -> bool:
     # asks to remember what follows.
     if where.opening or MEMO.search(text):
         return False
-    return bool(_REQUEST.search(text)) and cues.requirement < 3
+    return bool(_REQUEST.search(text)) and not _OFFER.search(text) and cues.requirement < 3
 
 
 def _kind(
@@ -249,7 +477,7 @@ def _kind(
     req = cues.requirement
     strong = any(v.kind in _STRONG_KINDS for v in values)
     relevant = topical_overlap(weighted_terms(text), where.topic) >= _RELEVANT
-    if where.opening and not where.first and _HELP.search(text) and req < 3:
+    if where.opening and not where.first and _HELP.search(text) and cues.directive < 3:
         return None  # "I'd love help turning it into a plan": the request, not its content
     if where.listed and not cues.question and content >= 1:
         req = max(req, 3)
@@ -268,6 +496,10 @@ def _kind(
         return "goal" if where.first else _fact_type(values, text)
     if strong and cues.change >= 2:
         return _fact_type(values, text)
+    if cues.change >= 2 and not cues.question and _content(cue_free(CHANGE, text)) >= 2:
+        # "这周开始就吃希尔斯了", "we've switched to the blue one"; not a bare
+        # announcement ("Change of plan on comments.").
+        return "fact"
     if IDENTITY.search(text):
         return "entity"
     if MEMO.search(text):
@@ -295,7 +527,9 @@ def _fact_kind(
         return _fact_type(values, text)
     names = _names(text)
     we_are = bool(_WE.search(text) and _COPULA.search(text))  # "Our PM is Sarah Chen"
-    if names and (_ROLE.search(text) or we_are or (relevant and cues.agreement)):
+    if names and (
+        _ROLE.search(text) or we_are or _NAMING.search(text) or (relevant and cues.agreement)
+    ):
         return "entity"
     if cues.agreement and relevant and (strong or names):
         return "fact"

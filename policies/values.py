@@ -58,11 +58,24 @@ _EN_UNITS = {
 }  # fmt: skip
 _EN_UNIT_ALT = "|".join(sorted(_EN_UNITS, key=len, reverse=True))
 _ZH_UNITS = (
-    "个小时|小时|分钟|秒钟|个月|个人|口人|星期|公斤|千卡|大卡|毫升|公里|"
+    "个小时|小时|分钟|秒钟|个月|个人|口人|星期|公斤|千卡|大卡|毫升|毫克|公里|ml|mg|"
     "桌|人|位|天|晚|夜|周|年|道|题|页|份|次|遍|岁|斤|克|层|间|张|本|套|件|家|行|字|条|节|课|顿|餐"
 )
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    # A number named as an identifier by the word before it ("尾号8842",
+    # "订单号 20240518", "account ending in 4417", "ticket #5521").
+    (
+        "id",
+        re.compile(
+            r"(?:尾号|卡号|账号|单号|编号|工号|学号|车牌号?|护照号|合同号|订单号|快递单号|流水号|房号)"
+            r"\s*[:：]?\s*(?P<v>[A-Za-z0-9-]{3,})"
+            r"|\b(?:ending in|account (?:no\.?|number)|order (?:no\.?|number)|ref(?:erence)?"
+            r"(?: no\.?| number)?|case|ticket|invoice|policy|booking|confirmation|po)\s*[#:]?\s*"
+            r"(?P<w>#?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{4,})\b|(?<![\w#])#\d{3,}\b",
+            re.IGNORECASE,
+        ),
+    ),
     # Bounded by non-alphanumerics rather than \b: IDs often sit right
     # against Chinese text ("订单号E12345678").
     (
@@ -76,6 +89,19 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("id", re.compile(r"\b[a-z][a-z0-9]{2,}(?:-[a-z0-9]+){2,}\b")),
     ("id", re.compile(r"\b[a-z][a-z0-9_-]{2,}/[a-z][a-z0-9_-]{2,}\b")),
     ("id", re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|https?://\S+")),
+    # A quoted name or title ("Feature Stores Are a Lie", 《三体》): a value a
+    # rename replaces. Only title-like quotes: several capitalised words or a book title.
+    (
+        "title",
+        re.compile(
+            r'(?<=["“])(?:[A-Z0-9][\w\'’-]*[,:]?(?: (?:[a-z]{1,4} )?)?){2,12}'
+            r'[A-Z0-9(][^"”]{0,60}(?=["”])'
+            r"|《[^》]{1,40}》"
+            r"|(?:(?:题目|标题|名字|名称)[^，。“\"「]{0,4}|题为|叫做?|改成|改为|收窄成|定为|命名为)"
+            r"[是：:为]?\s*[“\"「]"
+            r"(?P<t>[^”\"」]{2,40})[”\"」]"
+        ),
+    ),
     ("version", re.compile(r"\bv?\d+\.\d+\.\d+(?:\.\d+)?\b")),
     (
         "version",
@@ -87,6 +113,19 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("version", re.compile(r"(?:版本|版)\s*v?\d+(?:\.\d+)+|v\d+(?:\.\d+)*")),
+    # A threshold: a number with the side it bounds ("300以上", "超过500块", "over $200").
+    # Two thresholds on the same side compete whatever their currency.
+    (
+        "bound",
+        re.compile(
+            r"(?:不超过|超过|高于|低于|不足|大于|小于|不少于|不低于|至少|最多)\s*\d[\d,.]*\s*[万千百]?"
+            r"(?:元|块钱|块|欧元?|美元|公斤|人|个|字|页|岁|%)?"
+            r"|\d[\d,.]*\s*[万千百]?(?:元|块钱|块|欧元?|美元|公斤|人|个|字|页|岁|%)?\s*(?:以上|以下|以内|起)"
+            r"|\b(?:over|above|under|below|more than|less than|fewer than|at least|at most|up to"
+            r"|no more than|no less than)\s+[$€£¥]?\d[\d,.]*\s?[kK]?\b%?",
+            re.IGNORECASE,
+        ),
+    ),
     (
         "money",
         re.compile(
@@ -120,6 +159,22 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             re.IGNORECASE,
         ),
     ),
+    # How often something happens ("every other day", "twice a week", "隔天一次",
+    # "每天半片"): a schedule that a revision changes ("改成隔天一次").
+    (
+        "freq",
+        re.compile(
+            r"\bevery (?:other |second |third )?(?:day|week|night|morning|evening|month|weekday"
+            r"|\d+ (?:hours|days|weeks|minutes))\b"
+            r"|\b(?:once|twice|\d+ times|three times|four times)"
+            r" (?:a|per|every) (?:day|week|month|night|year)\b|\b(?:daily|weekly|nightly|hourly"
+            r"|monthly|fortnightly|biweekly)\b"
+            r"|(?:每|隔)(?:隔)?[一两二三四五六七八九十\d]*(?:天|日|周|星期|晚|月|小时)"
+            r"(?:[一两二三四五\d]次|半?[片粒勺杯袋包颗支]|\d+(?:ml|毫升|克|mg|毫克))?"
+            r"|(?:一天|一日|一周|一个月)[一两二三四五六七八九十\d]+次|隔天(?:一次)?",
+            re.IGNORECASE,
+        ),
+    ),
     (
         "label",
         re.compile(
@@ -141,7 +196,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"(?:{_NUM}|{_EN_WORD_NUM})(?:-| )(?:{_EN_UNIT_ALT})\b"
             rf"|(?:{_NUM}|(?!一(?:{_ZH_UNITS}))(?:{_ZH_NUM}))\s?(?:{_ZH_UNITS})"
             rf"|\b(?:{_NUM}) (?:or more |or fewer |or less )?(?:times|runs|items)\b"
-            r"|\d+\s?个(?![月小人])",
+            r"|\d+\s?个(?![月小人])|半(?:片|粒|勺|杯|碗|袋|包|颗|支|瓶)"
+            # Any counted plural noun ("four players", "40 features"): the noun is the unit.
+            rf"|\b(?:{_NUM}|{_EN_WORD_NUM}) (?:more |extra |new |other )?(?!{_MONTHS}\b|of\b|or\b"
+            r"|and\b|times\b|years? old\b)[a-z]{3,}s\b",
             re.IGNORECASE,
         ),
     ),
@@ -152,10 +210,11 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 
 _NUMERIC_HINT = re.compile(
     rf"\d|[零一二两三四五六七八九十百]|\b{_EN_WORD_NUM}\b|\b{_MONTHS}\b|\b{_WEEKDAYS}\b|\bQ[1-4]\b"
-    r"|[周星礼][期拜]?[一二三四五六日天]",
+    r"|[周星礼][期拜]?[一二三四五六日天]|[每隔半]|\b(?:every|daily|weekly|twice|once|nightly|monthly"
+    r"|hourly|fortnightly|biweekly|ending in|ticket|case|invoice)\b|#",
     re.IGNORECASE,
 )
-_NON_NUMERIC = frozenset({"id"})
+_NON_NUMERIC = frozenset({"id", "title"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +271,31 @@ def _read_number(text: str, scaled: bool = False) -> float | None:
     return None
 
 
+_MONTH_INDEX = {m: i for i, m in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1
+)}  # fmt: skip
+
+
+def _date_number(text: str) -> float | None:
+    """Day of year (roughly) for a month-and-day date, so that revisions prefer a nearby date."""
+    low = text.lower()
+    m = re.search(r"(\d{1,2})月(\d{1,2})[日号]", low)
+    if m:
+        return float(int(m.group(1)) * 31 + int(m.group(2)))
+    m = re.search(
+        r"\b([a-z]{3})[a-z]*\.? (\d{1,2})\b|\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?([a-z]{3})", low
+    )
+    if m:
+        month = _MONTH_INDEX.get(m.group(1) or m.group(4) or "")
+        day = m.group(2) or m.group(3)
+        if month and day:
+            return float(month * 31 + int(day))
+    m = re.search(r"\d{4}-(\d{2})-(\d{2})", low)
+    if m:
+        return float(int(m.group(1)) * 31 + int(m.group(2)))
+    return None
+
+
 def _unit(kind: str, text: str) -> str:
     low = text.lower()
     if kind == "qty":
@@ -223,7 +307,9 @@ def _unit(kind: str, text: str) -> str:
                 m.group(0), m.group(0)
             )
         last = re.split(r"[- ]", low)[-1]
-        return _EN_UNITS.get(last, last)
+        if last in _EN_UNITS:
+            return _EN_UNITS[last]
+        return last[:-1] if last.endswith("s") and not last.endswith("ss") else last
     if kind == "money":
         for unit, marks in (
             ("eur", ("€", "eur")), ("usd", ("$", "dollar", "usd")), ("jpy", ("yen", "jpy", "日元")),
@@ -232,6 +318,17 @@ def _unit(kind: str, text: str) -> str:
             if any(mark in low for mark in marks):
                 return unit
         return "?"
+    if kind == "bound":
+        return (
+            "below"
+            if re.search(
+                r"不超过|低于|不足|小于|最多|以下|以内|under|below|less than|fewer than|at most"
+                r"|up to"
+                r"|no more than",
+                low,
+            )
+            else "above"
+        )
     if kind == "version":
         m = re.match(r"[a-z]+", low)
         return m.group(0) if m and m.group(0) not in ("v", "version", "release") else ""
@@ -263,13 +360,21 @@ def extract_values(text: str) -> tuple[Value, ...]:
         for m in pattern.finditer(text):
             if _overlaps(spans, m.start(), m.end()):
                 continue
-            raw = m.group(0).strip()
+            # A pattern may name the value inside its match ("尾号" + "8842").
+            group = next((g for g in ("v", "w", "t") if g in m.re.groupindex and m.group(g)), None)
+            start, end = m.span(group) if group else m.span()
+            raw = text[start:end].strip()
             if kind == "id" and _looks_like_prose(raw):
                 continue
-            number = None if kind in ("id", "date") else _read_number(raw, kind == "money")
+            if kind == "date":
+                number = _date_number(raw)
+            elif kind in ("id", "freq", "title"):
+                number = None
+            else:
+                number = _read_number(raw, kind == "money")
             if kind == "grade":
                 number = _read_number(raw) or _zh_number(raw[-1:])
-            found.append(Value(kind, _unit(kind, raw), raw, number, m.start(), m.end()))
+            found.append(Value(kind, _unit(kind, raw), raw, number, start, end))
             spans.append((m.start(), m.end()))
     return tuple(sorted(found, key=lambda v: v.start))
 

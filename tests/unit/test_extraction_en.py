@@ -12,7 +12,7 @@ from typing import Any
 
 from policies.extraction import RuleExtractor
 from policies.memory import active_items, apply_extraction, render_item
-from policies.types import Extraction, ExtractionContext, MemoryItem, Turn
+from policies.types import Conflict, Extraction, ExtractionContext, MemoryItem, Turn
 
 SYSTEM = "You are a helpful assistant for planning, writing and coding tasks."
 
@@ -205,7 +205,7 @@ def test_conflicting_rule_is_flagged_not_silently_replaced() -> None:
     old = next(it for it in items if it.value.startswith("Never use emojis"))
     assert old.status == "pending"
     assert ex[4].operation == "update"
-    (conflict,) = [op for op in ex[4].ops if type(op).__name__ == "Conflict"]
+    (conflict,) = [op for op in ex[4].ops if isinstance(op, Conflict)]
     assert "\n" not in conflict.note
     assert "confirm" in conflict.note
     assert "pending" in block(items)
