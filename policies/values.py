@@ -88,7 +88,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("id", re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")),
     ("id", re.compile(r"\b[a-z][a-z0-9]{2,}(?:-[a-z0-9]+){2,}\b")),
     ("id", re.compile(r"\b[a-z][a-z0-9_-]{2,}/[a-z][a-z0-9_-]{2,}\b")),
-    ("id", re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|https?://\S+")),
+    ("id", re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+|https?://\S+")),
     # A quoted name or title ("Feature Stores Are a Lie", 《三体》): a value a
     # rename replaces. Only title-like quotes: several capitalised words or a book title.
     (
