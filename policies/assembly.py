@@ -1,10 +1,22 @@
 """Context assemblers: which messages go upstream, within the token budget.
 
 Each assembler is a class with a `name` (the key used in `config.yaml`) and
-`assemble(inp) -> AssembledContext`; its parameters are a pydantic model.
-Order of the forwarded context (DESIGN.md):
+`assemble(inp) -> AssembledContext`; its parameters are a pydantic model
+(`policies.params`). Order of the forwarded context:
 
-    system -> anchors + working memory -> summary -> recent turns -> replay -> tail
+    system -> anchors + working memory -> summary -> recent turns
+           -> memory delta -> recalled turns -> replay -> tail
+
+Stable parts first, volatile ones late (DESIGN "Prompt caching"): the
+working-memory block is kept as laid out (`MemoryLayout`), new items go to
+the late delta; the summary grows by appended chunks; the recent window
+keeps every turn since the last compaction until it reaches its high-water
+mark, and is then compacted down to its low-water mark (the assembler asks
+for it with `compact_upto`; the proxy summarises and assembles again). So
+between compactions each prompt is the previous one plus the new turns.
+Recalled turns change with every input: DESIGN places them before the recent
+turns, which would cut the cached prefix there on every request, so by
+default they go late (`recall_position`).
 
 Invariants shared by all managed assemblers (and tested as properties):
 the system prompt and the tail are never cut; tool groups are never split;
@@ -15,27 +27,41 @@ fits, the client's messages go out byte-identical.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field
+from dataclasses import dataclass
 
 from policies.budget import (
     RecentWindow,
+    group_tokens,
     group_turns,
     is_forwardable,
     select_recent_groups,
 )
-from policies.memory import render_item
-from policies.scoring import (
-    ScoringParams,
-    is_user_stated,
-    pick_anchors,
-    pick_replay,
-    rank_items,
-    score_item,
+from policies.layers import (
+    CONFLICT_MARK,
+    DELTA_HEADER,
+    MEMORY_HEADER,
+    RECALL_HEADER,
+    REPLAY_HEADER,
+    Generated,
+    MemoryQuery,
+    nothing,
+    plan_memory,
+    plan_recall,
+    plan_replay,
+    plan_summary,
+    render_item_line,
 )
+from policies.params import (
+    FullParams,
+    RecallParams,
+    SummaryBufferParams,
+    WindowParams,
+    _LayeredParams,
+)
+from policies.staleness import StaleFilter
+from policies.summary import SUMMARY_HEADER, Shown
 from policies.text import term_set
 from policies.types import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -43,18 +69,32 @@ from policies.types import (
     Candidate,
     Decision,
     MemoryItem,
+    MemoryLayout,
+    RecallHit,
     Section,
+    SummaryChunk,
     TokenCounter,
     Turn,
 )
 
-SUMMARY_HEADER = "Summary of the earlier conversation:"
-# Headers of the messages the assembler writes: short (every token counts
-# against the history budget) and explicit that memory beats old turns, since
-# the verbatim turns kept alongside may still show superseded values.
-MEMORY_HEADER = "Memory: the user's current requirements; they override older turns."
-REPLAY_HEADER = "Keep in mind for this reply:"
-CONFLICT_MARK = "(confirm with the user) "
+__all__ = [
+    "CONFLICT_MARK",
+    "DELTA_HEADER",
+    "MEMORY_HEADER",
+    "RECALL_HEADER",
+    "REPLAY_HEADER",
+    "SUMMARY_HEADER",
+    "AssemblyInput",
+    "FullAssembler",
+    "FullParams",
+    "RawAssembler",
+    "RecallParams",
+    "SummaryBufferAssembler",
+    "SummaryBufferParams",
+    "WindowAssembler",
+    "WindowParams",
+    "render_item_line",
+]
 
 
 @dataclass(kw_only=True, slots=True)
@@ -65,26 +105,19 @@ class AssemblyInput:
     history: list[Turn]
     tail: list[Turn]
     items: Sequence[MemoryItem] = ()  # all statuses; assemblers use active + pending
-    summary: str | None = None
+    summary: str | None = None  # a plain-text summary (when no chunks are given)
     budget: int
     count: TokenCounter  # text -> tokens, cached by the caller
     current_ordinal: int
     conflict_notes: Sequence[str] = ()
     raw_tokens: int = 0  # the client's messages as sent (for the log only)
-
-
-@dataclass(slots=True)
-class Generated:
-    """A message the assembler writes itself, with its exact cost per section."""
-
-    content: str
-    tokens: int
-    parts: list[Section]
-    candidates: list[Candidate] = field(default_factory=list)
-    item_ids: list[str] = field(default_factory=list)
-
-    def message(self) -> dict[str, Any]:
-        return {"role": "system", "content": self.content}
+    # The rolling summary, chunk by chunk; it covers history before `summary_upto`.
+    summary_chunks: Sequence[SummaryChunk] = ()
+    summary_upto: int = 0
+    # Older turns the recall index found for the current input, best first.
+    recalled: Sequence[RecallHit] = ()
+    # The working-memory layout of the previous request (None: lay it out now).
+    memory_layout: MemoryLayout | None = None
 
 
 def _tokens(turns: Sequence[Turn]) -> int:
@@ -104,8 +137,9 @@ def _run_candidates(
 ) -> list[Candidate]:
     """One candidate for a run of turns sharing a decision (ref "first-last").
 
-    Long histories are mostly one run of "outside recent window": logging it
-    once keeps the record (and the work per request) independent of length.
+    Long histories are mostly one run of "in the summary" or "outside recent
+    window": logging it once keeps the record (and the work per request)
+    independent of length.
     """
     if len(turns) <= 2:
         return _turn_candidates(turns, decision, reason, section)
@@ -148,11 +182,12 @@ def _unchanged(inp: AssemblyInput, reason: str) -> AssembledContext:
     )
 
 
-def _shortcut(inp: AssemblyInput, groups: list[list[Turn]]) -> AssembledContext | None:
+def _shortcut(inp: AssemblyInput) -> AssembledContext | None:
     """The two cases with nothing to decide: everything fits, or nothing does."""
     sys_t, tail_t = _tokens(inp.system), _tokens(inp.tail)
+    # Grouping is only needed (and only paid for) when the tokens fit.
     if sys_t + _tokens(inp.history) + tail_t <= inp.budget and all(
-        is_forwardable(g) for g in groups
+        is_forwardable(g) for g in group_turns(inp.history)
     ):
         return _unchanged(inp, "whole conversation fits")
     if sys_t + tail_t <= inp.budget:
@@ -174,17 +209,27 @@ def _shortcut(inp: AssemblyInput, groups: list[list[Turn]]) -> AssembledContext 
     )
 
 
+@dataclass(slots=True)
+class _Layout:
+    """The generated sections by position, around the recent turns."""
+
+    head: Sequence[Generated] = ()  # after the system prompt
+    middle: Sequence[Generated] = ()  # right before the recent turns
+    late: Sequence[Generated] = ()  # after the recent turns, before the tail
+
+
 def _finish(
     inp: AssemblyInput,
     groups: list[list[Turn]],
     window: RecentWindow,
-    head: Sequence[Generated],
-    before_tail: Sequence[Generated],
+    layout: _Layout,
     extra_candidates: Sequence[Candidate],
+    summarised: Sequence[Turn] = (),
 ) -> AssembledContext:
     """Lay the pieces out in section order and write the account."""
     recent = [t for i in window.kept for t in groups[i]]
     candidates = _mandatory_candidates(inp)
+    candidates += _run_candidates(summarised, "compressed", "in the rolling summary", "summary")
     run: list[Turn] = []
     run_reason = ""
     for i, group in enumerate(groups):
@@ -201,22 +246,22 @@ def _finish(
     candidates += _run_candidates(run, "dropped", run_reason, "recent")
     candidates += extra_candidates
     sections = [Section("system", _tokens(inp.system), len(inp.system))]
-    for gen in head:
+    for gen in (*layout.head, *layout.middle):
         sections += gen.parts
         candidates += gen.candidates
     sections.append(Section("recent", window.tokens, len(recent)))
-    for gen in before_tail:
+    for gen in layout.late:
         sections += gen.parts
         candidates += gen.candidates
     sections.append(Section("tail", _tokens(inp.tail), len(inp.tail)))
-    placed = [g for g in (*head, *before_tail) if g.tokens]
+    placed = [g for g in (*layout.head, *layout.middle, *layout.late) if g.tokens]
     used_ids = dict.fromkeys(i for g in placed for i in g.item_ids)
     return AssembledContext(
         messages=[
             *(t.raw for t in inp.system),
-            *(g.message() for g in head if g.tokens),
+            *(m for g in (*layout.head, *layout.middle) for m in g.messages()),
             *(t.raw for t in recent),
-            *(g.message() for g in before_tail if g.tokens),
+            *(m for g in layout.late for m in g.messages()),
             *(t.raw for t in inp.tail),
         ],
         tokens=sum(s.tokens for s in sections),
@@ -227,23 +272,23 @@ def _finish(
     )
 
 
-def _summary(inp: AssemblyInput, cap: int) -> Generated:
-    """The rolling summary as one system message, or nothing if it is over `cap`."""
+def _text_summary(inp: AssemblyInput, cap: int) -> Generated:
+    """A plain-text summary as one system message, or nothing if it is over `cap`."""
     if not inp.summary or not inp.summary.strip():
-        return Generated("", 0, [Section("summary")])
+        return nothing("summary")
     content = f"{SUMMARY_HEADER}\n{inp.summary.strip()}"
     tokens = inp.count(content) + MESSAGE_OVERHEAD_TOKENS
     if tokens > cap:
         cand = Candidate("summary", "summary", tokens, 0.0, "dropped", "over summary share")
-        return Generated("", 0, [Section("summary")], [cand])
+        return nothing("summary", [cand])
     cand = Candidate("summary", "summary", tokens, 0.0, "kept", "fits summary share", "summary")
-    return Generated(content, tokens, [Section("summary", tokens, 1)], [cand])
+    return Generated([content], tokens, [Section("summary", tokens, 1)], [cand])
 
 
-def _query_terms(tail: Sequence[Turn]) -> frozenset[str]:
-    """Terms of the current input: the user's words, or the tool round if none."""
+def _query_turns(tail: Sequence[Turn]) -> str:
+    """The current input: the user's words, or the tool round if none."""
     users = [t.text for t in tail if t.role == "user"]
-    return term_set("\n".join(users or [t.text for t in tail]))
+    return "\n".join(users or [t.text for t in tail])
 
 
 def _with_recent(
@@ -251,15 +296,14 @@ def _with_recent(
     groups: list[list[Turn]],
     room: int,
     step_share: float,
-    head: Sequence[Generated] = (),
-    before_tail: Sequence[Generated] = (),
+    layout: _Layout,
     extra_candidates: Sequence[Candidate] = (),
 ) -> AssembledContext:
-    """Fill what is left of the budget with recent turns and lay it all out."""
+    """Fill what is left of the budget with a sliding recent window and lay it all out."""
     step = max(0, min(int(inp.budget * step_share), room // 2))
     pin = _latest_user_group(groups, inp.tail)
     window = select_recent_groups(groups, room, step=step, pin=pin)
-    return _finish(inp, groups, window, head, before_tail, extra_candidates)
+    return _finish(inp, groups, window, layout, extra_candidates)
 
 
 def _latest_user_group(groups: Sequence[Sequence[Turn]], tail: Sequence[Turn]) -> int | None:
@@ -269,172 +313,115 @@ def _latest_user_group(groups: Sequence[Sequence[Turn]], tail: Sequence[Turn]) -
     return next((i for i in range(len(groups) - 1, -1, -1) if groups[i][0].role == "user"), None)
 
 
-def render_item_line(item: MemoryItem) -> str:
-    """One item as one line (`policies.memory.render_item`): the replaced value on
-    the new value's line, the source named for anything the user did not say."""
-    return render_item(item)
+def _recent_window(
+    inp: AssemblyInput, groups: list[list[Turn]], room: int, p: _LayeredParams
+) -> tuple[RecentWindow, int | None]:
+    """Every group since the last compaction while they fit; else compact.
 
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-@dataclass(slots=True)
-class _Line:
-    key: str  # item id, or the conflict note's index
-    text: str
-    tokens: int
-    order: tuple[int, int, str]  # display order; priority is the list order
-    section: str
-
-
-def _fit_lines(
-    header: str, lines: Sequence[_Line], cap: int, count: TokenCounter
-) -> tuple[list[_Line], str, int]:
-    """Greedily fit lines (given in priority order) under a header within `cap`.
-
-    Estimates per line (its own count + 1 for the newline), then counts the
-    joined text once, exactly, and drops the lowest priority line until it
-    fits: BPE merges make the joined count differ slightly from the sum.
+    Returns the window and, when the groups exceed the high-water mark, the
+    ordinal up to which the turns should now be summarised (the window then
+    holds what fits the low-water mark).
     """
-    used = count(header) + MESSAGE_OVERHEAD_TOKENS
-    chosen: list[_Line] = []
-    for line in lines:
-        if used + line.tokens + 1 <= cap:
-            chosen.append(line)
-            used += line.tokens + 1
-    while chosen:
-        shown = sorted(chosen, key=lambda ln: ln.order)
-        content = "\n".join([header, *(ln.text for ln in shown)])
-        tokens = count(content) + MESSAGE_OVERHEAD_TOKENS
-        if tokens <= cap:
-            return shown, content, tokens
-        chosen.pop()
-    return [], "", 0
+    pin = _latest_user_group(groups, inp.tail)
+    total = sum(group_tokens(g) for g in groups if is_forwardable(g))
+    if total <= room * p.high_water:
+        return select_recent_groups(groups, room, pin=pin), None
+    window = select_recent_groups(groups, max(0, int(room * p.low_water)), pin=pin)
+    kept = [i for i in window.kept if i != pin]
+    if kept:
+        first = groups[kept[0]][0].ordinal
+    else:
+        first = inp.tail[0].ordinal if inp.tail else inp.current_ordinal + 1
+    if groups and first <= groups[0][0].ordinal:
+        return window, None  # nothing older to summarise
+    return window, first
 
 
-def _memory(
-    inp: AssemblyInput, query: frozenset[str], cap: int, p: FullParams
-) -> tuple[Generated, list[Candidate]]:
-    """Anchors + working memory: one system message, one line per item.
+def _since_summary(inp: AssemblyInput) -> int:
+    """Index in `history` of the first turn the summary does not cover."""
+    if inp.summary_upto <= 0 or not inp.history:
+        return 0
+    return bisect_left(inp.history, inp.summary_upto, key=lambda t: t.ordinal)
 
-    Lines are shown in `source_ordinal` order (anchors first), so a new item
-    appends to the message and the prefix before it stays cacheable; only
-    when the section is over its share does the score decide what goes.
-    """
-    eligible = [it for it in inp.items if it.status in ("active", "pending")]
-    candidates = [
-        Candidate("item", it.id, 0, 0.0, "dropped", f"status: {it.status}")
-        for it in inp.items
-        if it.status not in ("active", "pending")
-    ]
-    scores = {
-        it.id: score_item(
-            it, current_ordinal=inp.current_ordinal, query_terms=query, params=p.scoring
+
+def _layered(inp: AssemblyInput, p: _LayeredParams, full: FullParams | None) -> AssembledContext:
+    """Summary presets: (memory +) summary + recalled + recent, compacting in steps."""
+    start = _since_summary(inp)
+    summarised, live = inp.history[:start], inp.history[start:]
+    history_budget = room = inp.budget - _tokens(inp.system) - _tokens(inp.tail)
+    query_text = _query_turns(inp.tail)
+    query = term_set(query_text)
+    stale = StaleFilter(inp.items) if inp.items else None
+    head: list[Generated] = []
+    late: list[Generated] = []
+    extra: list[Candidate] = []
+    plan = None
+    replay = nothing("replay")
+    if full is not None:
+        plan = plan_memory(
+            MemoryQuery(inp.items, inp.current_ordinal, query, query_text, inp.count),
+            inp.memory_layout,
+            min(room, int(history_budget * full.memory_share)),
+            int(history_budget * full.delta_share),
+            full,
         )
-        for it in eligible
-    }
-    anchors = pick_anchors(
-        eligible,
-        max_anchors=p.max_anchors,
-        min_anchors=p.min_anchors,
-        min_importance=p.anchor_min_importance,
+        room -= plan.stable.tokens + plan.delta.tokens
+        extra += plan.candidates
+        replay = plan_replay(
+            inp.items,
+            inp.conflict_notes,
+            query,
+            min(room, int(history_budget * full.replay_share)),
+            full,
+            inp.count,
+        )
+        room -= replay.tokens
+        head.append(plan.stable)
+        late.append(plan.delta)
+    else:
+        extra += _unused_memory(inp, f"{p.__class__.__name__}: no item memory")
+    summary_cap = int(history_budget * p.summary_share)
+    trimmed = 0
+    if inp.summary_chunks:
+        shown = None
+        if plan is not None:
+            by_id = {it.id: it for it in inp.items}
+            shown = Shown([by_id[i].value for i in plan.layout.stable_ids if i in by_id])
+        summary, trimmed = plan_summary(
+            inp.summary_chunks, min(room, summary_cap), inp.count, stale, shown
+        )
+    else:
+        summary = _text_summary(inp, min(room, summary_cap))
+    room -= summary.tokens
+    head.append(summary)
+    # The recent turns come first: whether they are compacted must not depend
+    # on what this input happens to recall. Recall takes what they leave, up
+    # to its share.
+    groups = group_turns(live)
+    reserve = min(room, int(history_budget * min(p.recall_reserve, p.recall_share)))
+    window, compact = _recent_window(inp, groups, room - reserve, p)
+    room -= window.tokens
+    recalled = plan_recall(
+        inp.recalled,
+        query,
+        min(room, int(history_budget * p.recall_share)),
+        p.recall.snippet_chars,
+        inp.count,
+        stale,
     )
-    anchor_ids = {it.id for it in anchors}
-    rest = [it for it in eligible if it.id not in anchor_ids]
-    if not p.include_inferred:
-        candidates += [
-            Candidate("item", it.id, 0, scores[it.id], "dropped", "inferred items excluded")
-            for it in rest
-            if not is_user_stated(it)
-        ]
-        rest = [it for it in rest if is_user_stated(it)]
-    lines = [
-        _Line(it.id, text, inp.count(text), (rank, it.source_ordinal, it.id), section)
-        for rank, section, group in ((0, "anchors", anchors), (1, "working_memory", rest))
-        for it in rank_items(group, scores)
-        for text in (render_item_line(it),)
-    ]
-    shown, content, tokens = _fit_lines(MEMORY_HEADER, lines, cap, inp.count)
-    shown_ids = {ln.key for ln in shown}
-    for ln in lines:
-        kept = ln.key in shown_ids
-        reason = "fits working-memory share" if kept else "over working-memory share"
-        if ln.section == "anchors":
-            reason = f"anchor: {reason}"
-        decision: Decision = "kept" if kept else "dropped"
-        candidates.append(
-            Candidate("item", ln.key, ln.tokens, scores[ln.key], decision, reason, ln.section)
-        )
-    anchor_lines = [ln for ln in shown if ln.section == "anchors"]
-    anchor_tokens = (
-        tokens
-        if len(anchor_lines) == len(shown)
-        else min(
-            tokens,
-            inp.count(MEMORY_HEADER)
-            + MESSAGE_OVERHEAD_TOKENS
-            + sum(ln.tokens + 1 for ln in anchor_lines),
-        )
-    )
-    parts = [
-        Section("anchors", anchor_tokens, len(anchor_lines)),
-        Section("working_memory", tokens - anchor_tokens, len(shown) - len(anchor_lines)),
-    ]
-    return Generated(content, tokens, parts, item_ids=[ln.key for ln in shown]), candidates
-
-
-def _replay(inp: AssemblyInput, query: frozenset[str], cap: int, p: FullParams) -> Generated:
-    """Relevant rules and conflict notes, restated right before the current input.
-
-    Conflict notes go first in priority (an ambiguous change must be raised
-    with the user), replayed rules after them; both are shown in that order
-    too, closest to the input last.
-    """
-    picks = pick_replay(inp.items, query, limit=p.replay_max, threshold=p.replay_threshold)
-    notes = [
-        _Line(str(i), text, inp.count(text), (0, i, ""), "conflict")
-        for i, note in enumerate(inp.conflict_notes)
-        for text in (f"- {CONFLICT_MARK}{_one_line(note)}",)
-        if note.strip()
-    ]
-    rules = [
-        _Line(it.id, text, inp.count(text), (1, rank, it.id), "replay")
-        for rank, (it, _) in enumerate(picks)
-        for text in (render_item_line(it),)
-    ]
-    shown, content, tokens = _fit_lines(REPLAY_HEADER, [*notes, *rules], cap, inp.count)
-    shown_keys = {(ln.section, ln.key) for ln in shown}
-    candidates = [
-        Candidate(ln.section, ln.key, ln.tokens, 0.0, "kept", "conflict note", "replay")
-        if (ln.section, ln.key) in shown_keys
-        else Candidate(ln.section, ln.key, ln.tokens, 0.0, "dropped", "over replay share")
-        for ln in notes
-    ]
-    for ln, (_, rel) in zip(rules, picks, strict=True):
-        if (ln.section, ln.key) in shown_keys:
-            reason = f"relevant to current input ({rel:.2f})"
-            candidates.append(
-                Candidate("replay", ln.key, ln.tokens, rel, "replayed", reason, "replay")
-            )
-        else:
-            candidates.append(
-                Candidate("replay", ln.key, ln.tokens, rel, "dropped", "over replay share")
-            )
-    item_ids = [ln.key for ln in shown if ln.section == "replay"]
-    return Generated(content, tokens, [Section("replay", tokens, len(shown))], candidates, item_ids)
-
-
-class _CacheParams(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    # Quantise where the recent window starts to steps of this share of the
-    # budget, so consecutive requests share a longer cached prompt prefix.
-    # Off by default: the window only holds still while the conversation grows
-    # by less than a step, and on the eval scenarios (a round is ~10-15% of
-    # the budget) 0.3 lifted the cached prefix share from 26% to 44% but left
-    # ~10% of the budget unused. Worth it where cached tokens are cheap.
-    cache_step_share: float = Field(default=0.0, ge=0, lt=0.5)
+    middle = [recalled] if p.recall_position == "before_recent" else []
+    if p.recall_position == "late":
+        late.append(recalled)
+    if full is not None:
+        late.append(replay)
+    ctx = _finish(inp, groups, window, _Layout(head, middle, late), extra, summarised)
+    ctx.compact_upto = compact
+    ctx.summary_cap = summary_cap
+    ctx.summary_trimmed = trimmed
+    if plan is not None:
+        ctx.memory_layout = plan.layout
+        ctx.repromoted_ids = plan.repromoted
+    return ctx
 
 
 class RawAssembler:
@@ -446,10 +433,6 @@ class RawAssembler:
         return _unchanged(inp, "raw mode")
 
 
-class WindowParams(_CacheParams):
-    pass
-
-
 class WindowAssembler:
     """Preset B: the system prompt, as many recent groups as fit, the tail."""
 
@@ -459,26 +442,22 @@ class WindowAssembler:
         self.params = params or WindowParams()
 
     def assemble(self, inp: AssemblyInput) -> AssembledContext:
-        groups = group_turns(inp.history)
-        if (ctx := _shortcut(inp, groups)) is not None:
+        if (ctx := _shortcut(inp)) is not None:
             return ctx
+        groups = group_turns(inp.history)
         room = inp.budget - _tokens(inp.system) - _tokens(inp.tail)
         unused = _unused_memory(inp, "window policy keeps no memory")
-        return _with_recent(
-            inp, groups, room, self.params.cache_step_share, extra_candidates=unused
-        )
-
-
-class SummaryBufferParams(_CacheParams):
-    # Most of the history budget a summary may take; the rest is recent turns.
-    summary_share: float = Field(default=0.3, ge=0, le=1)
+        return _with_recent(inp, groups, room, self.params.cache_step_share, _Layout(), unused)
 
 
 class SummaryBufferAssembler:
-    """Preset C: system, rolling summary, recent turns, tail.
+    """Preset C: three layers of history under the budget.
 
-    The summary is written elsewhere (a summarisation policy) and handed in
-    as `AssemblyInput.summary`; without one this is the window policy.
+    The rolling summary of older turns (written by a summarisation policy,
+    `AssemblyInput.summary_chunks`), older turns recalled for the current
+    input, and the recent turns verbatim; no structured item memory (items
+    are only used to keep superseded values out of the quoted text).
+    Without a summary or recall hits this is the window policy.
     """
 
     name: str = "summary_buffer"
@@ -487,35 +466,14 @@ class SummaryBufferAssembler:
         self.params = params or SummaryBufferParams()
 
     def assemble(self, inp: AssemblyInput) -> AssembledContext:
-        groups = group_turns(inp.history)
-        if (ctx := _shortcut(inp, groups)) is not None:
+        if (ctx := _shortcut(inp)) is not None:
             return ctx
-        room = inp.budget - _tokens(inp.system) - _tokens(inp.tail)
-        summary = _summary(inp, int(room * self.params.summary_share))
-        room -= summary.tokens
-        unused = _unused_memory(inp, "summary_buffer policy keeps no item memory")
-        return _with_recent(inp, groups, room, self.params.cache_step_share, (summary,), (), unused)
-
-
-class FullParams(_CacheParams):
-    # Frozen, so one shared default instance is safe.
-    scoring: ScoringParams = ScoringParams()
-    # Shares of the history budget (budget minus system and tail).
-    memory_share: float = Field(default=0.4, ge=0, le=1)  # anchors + working memory
-    replay_share: float = Field(default=0.1, ge=0, le=1)  # replay + conflict notes
-    summary_share: float = Field(default=0.25, ge=0, le=1)
-    max_anchors: int = Field(default=4, ge=0)
-    min_anchors: int = Field(default=2, ge=0)
-    anchor_min_importance: float = Field(default=0.8, ge=0)
-    replay_max: int = Field(default=3, ge=0, le=3)
-    # Cosine over terms; one shared CJK bigram between a 13-term rule and a
-    # 15-term question ("花生" in 花生酱 vs 花生也算) is ~0.07 and should count.
-    replay_threshold: float = Field(default=0.06, ge=0, le=1)
-    include_inferred: bool = True
+        return _layered(inp, self.params, None)
 
 
 class FullAssembler:
-    """Preset D (default): C plus anchors, working memory and replay."""
+    """Preset D (default): C plus anchors, working memory (with graded
+    forgetting), its delta, and replay of the rules the input touches."""
 
     name: str = "full"
 
@@ -523,20 +481,6 @@ class FullAssembler:
         self.params = params or FullParams()
 
     def assemble(self, inp: AssemblyInput) -> AssembledContext:
-        groups = group_turns(inp.history)
-        if (ctx := _shortcut(inp, groups)) is not None:
+        if (ctx := _shortcut(inp)) is not None:
             return ctx
-        p = self.params
-        history_budget = room = inp.budget - _tokens(inp.system) - _tokens(inp.tail)
-        query = _query_terms(inp.tail)
-        memory, item_candidates = _memory(
-            inp, query, min(room, int(history_budget * p.memory_share)), p
-        )
-        room -= memory.tokens
-        replay = _replay(inp, query, min(room, int(history_budget * p.replay_share)), p)
-        room -= replay.tokens
-        summary = _summary(inp, min(room, int(history_budget * p.summary_share)))
-        room -= summary.tokens
-        return _with_recent(
-            inp, groups, room, p.cache_step_share, (memory, summary), (replay,), item_candidates
-        )
+        return _layered(inp, self.params, self.params)

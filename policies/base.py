@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from policies.types import AssembledContext, Extraction, ExtractionContext, Turn
+from policies.types import AssembledContext, Extraction, ExtractionContext, SummaryChunk, Turn
 
 if TYPE_CHECKING:
     from policies.assembly import AssemblyInput
+    from policies.summary import DatedTurn
 
 
 class ExtractionPolicy(Protocol):
@@ -35,3 +37,19 @@ class AssemblyPolicy(Protocol):
     name: str
 
     def assemble(self, inp: AssemblyInput) -> AssembledContext: ...
+
+
+class SummarizationPolicy(Protocol):
+    """Writes the next chunk of a session's rolling summary.
+
+    Incremental: it gets the chunks so far (context only, never rewritten)
+    and the turns that leave the recent window, and returns the chunk that
+    covers exactly [start, upto). Text with numbers, dates, IDs, names or
+    negations must survive verbatim.
+    """
+
+    name: str
+
+    def summarize(
+        self, previous: Sequence[SummaryChunk], turns: Sequence[DatedTurn], start: int, upto: int
+    ) -> SummaryChunk: ...

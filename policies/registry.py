@@ -1,9 +1,17 @@
 """Policies by name, and the presets that reproduce the seeds' comparison.
 
-`raw` (A: full history), `window` (B: budget, recent turns only),
-`summary_buffer` (C: budget + summary + recent), `full` (D: C + structured
-memory + replay + anchors; the default). Params come from
-`memory.policy_params.<preset>` in config.yaml and are validated at start-up.
+- `raw` (A): the client's full history, unchanged;
+- `window` (B): the budget, recent turns only (a sliding window);
+- `summary_buffer` (C): the budget and three layers of history: a rolling
+  summary of older turns, older turns recalled for the current input, the
+  recent turns verbatim (compacted in steps);
+- `full` (D, the default): C plus structured working memory (with graded
+  forgetting), anchors and replay.
+
+Params come from `memory.policy_params.<preset>` in config.yaml and are
+validated at start-up. The LLM-backed extractor and summariser
+(`policies.llm`, `memory.extractor/summarizer: llm`) need a completion
+callable, so the proxy builds them around the rule-based ones named here.
 """
 
 from __future__ import annotations
@@ -25,9 +33,12 @@ from policies.assembly import (
 )
 from policies.base import AssemblyPolicy, ExtractionPolicy
 from policies.extraction import RuleExtractor
+from policies.params import RecallParams
+from policies.summary import RuleSummarizer
 
 PRESET_NAMES = ("raw", "window", "summary_buffer", "full")
 EXTRACTORS: dict[str, type[Any]] = {"rules": RuleExtractor}
+SUMMARIZERS: dict[str, type[Any]] = {"rules": RuleSummarizer}
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +46,10 @@ class Preset:
     name: str
     assembler: AssemblyPolicy | None
     extractor: ExtractionPolicy | None
+    # Presets with a rolling summary compact with this (None: no summary).
+    summarizer: RuleSummarizer | None = None
+    # Presets that recall older turns search with these (None: no recall).
+    recall: RecallParams | None = None
 
 
 def _params(model: type[BaseModel], raw: Mapping[str, Any] | None, key: str) -> Any:
@@ -69,6 +84,8 @@ class Policies:
                 f"{', '.join(PRESET_NAMES)}"
             )
         extractor = RuleExtractor()
+        buffer = _params(SummaryBufferParams, params.get("summary_buffer"), "summary_buffer")
+        full = _params(FullParams, params.get("full"), "full")
         presets = {
             "raw": Preset("raw", RawAssembler(), None),
             "window": Preset(
@@ -78,13 +95,17 @@ class Policies:
             ),
             "summary_buffer": Preset(
                 "summary_buffer",
-                SummaryBufferAssembler(
-                    _params(SummaryBufferParams, params.get("summary_buffer"), "summary_buffer")
-                ),
+                SummaryBufferAssembler(buffer),
                 extractor,
+                RuleSummarizer(buffer.summarizer),
+                buffer.recall if buffer.recall_share > 0 else None,
             ),
             "full": Preset(
-                "full", FullAssembler(_params(FullParams, params.get("full"), "full")), extractor
+                "full",
+                FullAssembler(full),
+                extractor,
+                RuleSummarizer(full.summarizer),
+                full.recall if full.recall_share > 0 else None,
             ),
         }
         return cls(presets, default)

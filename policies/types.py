@@ -7,7 +7,7 @@ and persists what the policies return.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -171,3 +171,69 @@ class AssembledContext:
     # True when the client's messages were forwarded unchanged.
     passthrough: bool = False
     used_item_ids: tuple[str, ...] = ()
+    # Lifecycle requests for the proxy (see `policies.assembly`): summarise the
+    # turns before this ordinal (they no longer fit the recent window) ...
+    compact_upto: int | None = None
+    # ... keeping the rolling summary within this many tokens at this budget
+    # (`summary_trimmed` lines had to be left out to fit it this time);
+    summary_cap: int = 0
+    summary_trimmed: int = 0
+    # the working-memory layout this request used, when it rebuilt it;
+    memory_layout: MemoryLayout | None = None
+    # archived (or forgotten) items the current input mentioned: active again.
+    repromoted_ids: tuple[str, ...] = ()
+
+
+# Graded forgetting (DESIGN "Memory items"): what an item may still occupy.
+Tier = Literal["active", "compressible", "discardable", "archived"]
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryLine:
+    """What the rolling summary keeps of one turn: its informative sentences, verbatim."""
+
+    ordinal: int
+    role: str
+    date: str  # the turn's date label ("" when unknown)
+    sentences: tuple[str, ...]
+    score: float  # informativeness; the lowest goes first when the summary is over its cap
+    protected: bool = False  # numbers, dates, IDs, names or a negation: never paraphrased
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryChunk:
+    """One compaction step: the summary of turns [start, upto), appended to the others."""
+
+    start: int
+    upto: int
+    lines: tuple[SummaryLine, ...]
+    method: str = "rules"  # which summariser wrote it (rules | llm)
+
+
+@dataclass(frozen=True, slots=True)
+class RecallHit:
+    """An older turn the recall index found relevant to the current input."""
+
+    ordinal: int
+    role: str
+    date: str
+    text: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryLayout:
+    """The working-memory block as laid out at the last rebuild (a "rebase").
+
+    Kept between requests so that the block (near the top of the prompt) stays
+    byte-identical and cacheable: items added since go to a late "delta"
+    section instead; the block is rebuilt at a compaction, when one of its
+    items is no longer current, or when the delta outgrows its share.
+    """
+
+    stable_ids: tuple[str, ...]  # shown in the block, in display order (anchors first)
+    anchor_count: int
+    known_ids: frozenset[str]  # live at the rebuild, shown or not: never a delta
+    tiers: Mapping[str, Tier]  # forgetting grade of each item at the rebuild
+    entity_line: str  # the "entity index" of discardable items ("" if none)
+    ordinal: int  # current ordinal at the rebuild

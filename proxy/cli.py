@@ -115,7 +115,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     root = Path(__file__).resolve().parent.parent / "bench"
     script = root / f"{args.name}.py"
     if not script.exists():
-        names = sorted(p.stem for p in root.glob("*.py")) if root.is_dir() else []
+        names = sorted(p.stem for p in root.glob("[!_]*.py")) if root.is_dir() else []
         print(
             f"memproxy: no bench script {args.name!r}; available: {', '.join(names)}",
             file=sys.stderr,

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 Mode = Literal["managed", "raw", "shadow", "compare"]
 ENV_PREFIX = "os.environ/"
@@ -53,6 +53,22 @@ class MemorySettings(_Strict):
     # Model window to assume when litellm does not know the model.
     default_context_window: int = Field(default=8192, gt=0)
     policy_params: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    # Which extractor and summariser write memory. `llm` asks `llm_model` (a
+    # model_list name) for JSON, off the response path, and falls back to the
+    # rules on an error, a timeout or output that fails validation twice.
+    extractor: Literal["rules", "llm"] = "rules"
+    summarizer: Literal["rules", "llm"] = "rules"
+    llm_model: str | None = None
+    llm_timeout_s: float = Field(default=30.0, gt=0)
+    # Ask the provider for a JSON object (`response_format`); turn off for
+    # servers that reject the parameter (the output is validated either way).
+    llm_json_mode: bool = True
+
+    @model_validator(mode="after")
+    def _llm_needs_model(self) -> MemorySettings:
+        if "llm" in (self.extractor, self.summarizer) and not self.llm_model:
+            raise ValueError("llm_model is required when extractor or summarizer is 'llm'")
+        return self
 
 
 class ServerSettings(_Strict):
@@ -88,6 +104,13 @@ class Settings(_Strict):
     litellm_settings: dict[str, Any] = Field(default_factory=dict)
     general_settings: dict[str, Any] = Field(default_factory=dict)
     router_settings: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _llm_model_is_configured(self) -> Settings:
+        name = self.memory.llm_model
+        if name and self.find_model(name) is None and not self.server.allow_passthrough_models:
+            raise ValueError(f"memory.llm_model: {name!r} is not a model_list model_name")
+        return self
 
     def find_model(self, name: str) -> ModelEntry | None:
         for entry in self.model_list:

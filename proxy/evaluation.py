@@ -97,6 +97,9 @@ class ScenarioResult:
     mean_ratio: float = 0.0
     final_tokens: int = 0
     mean_tokens: float = 0.0
+    # Mean share of each request's prompt that repeats the previous request's
+    # leading messages (the request records' `prefix_share`; first request excluded).
+    prefix_share: float = 0.0
     errors: int = 0
 
 
@@ -132,6 +135,7 @@ async def _replay(
     counter: TokenCounter,
     mode: str,
     policy: str | None,
+    app: Any = None,
 ) -> ScenarioResult:
     script = scenario.script()
 
@@ -158,6 +162,7 @@ async def _replay(
         headers["X-Memory-Policy"] = policy
     result = ScenarioResult(scenario.id, rounds=len(requests))
     ratios, tokens = [], []
+    request_ids: list[str] = []
     for messages in requests:
         body: dict[str, Any] = {"model": "stub", "messages": messages}
         if scenario.tools:
@@ -167,6 +172,7 @@ async def _replay(
         if resp.status_code != 200 or len(stub.received) == before:
             result.errors += 1
             continue
+        request_ids.append(resp.headers.get("X-Memory-Request-Id", ""))
         forwarded = stub.received[-1].body["messages"]
         sent = format_tokens(counter, forwarded)
         raw = format_tokens(counter, messages)
@@ -181,11 +187,28 @@ async def _replay(
     result.recall = (len(scenario.checks) - len(result.missed)) / checks
     result.mean_ratio = sum(ratios) / len(ratios) if ratios else 0.0
     result.mean_tokens = sum(tokens) / len(tokens) if tokens else 0.0
+    result.prefix_share = await _mean_prefix_share(app, request_ids)
     return result
 
 
+async def _mean_prefix_share(app: Any, request_ids: list[str]) -> float:
+    """Mean recorded prefix share over the scenario's requests, the first excluded."""
+    if app is None or len(request_ids) < 2:
+        return 0.0
+    services = app.state.services
+    await services.pipeline.drain()
+    shares = []
+    for request_id in request_ids[1:]:
+        row = await services.store.get_request(request_id) if request_id else None
+        if row is not None and row["prefix_share"] is not None:
+            shares.append(float(row["prefix_share"]))
+    return sum(shares) / len(shares) if shares else 0.0
+
+
 def _free_socket() -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP so asyncio sets TCP_NODELAY on accepted connections;
+    # without it every response waits ~40 ms for the peer's delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     return sock
@@ -233,7 +256,9 @@ async def run_eval(
         try:
             async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
                 for scenario in _progress(scenarios, progress):
-                    results.append(await _replay(client, stub, scenario, counter, mode, policy))
+                    results.append(
+                        await _replay(client, stub, scenario, counter, mode, policy, app)
+                    )
         finally:
             server.should_exit = True
             await serving
@@ -262,6 +287,7 @@ def _report(results: list[ScenarioResult], mode: str, policy: str | None) -> dic
             "final_ratio": sum(r.final_ratio for r in results) / n,
             "mean_ratio": sum(r.mean_ratio for r in results) / n,
             "mean_tokens": sum(r.mean_tokens for r in results) / n,
+            "prefix_share": sum(r.prefix_share for r in results) / n,
             "errors": sum(r.errors for r in results),
         },
     }
@@ -271,7 +297,7 @@ def format_table(report: dict[str, Any]) -> str:
     head = (
         f"mode={report['mode']} policy={report['policy']}\n"
         f"| scenario | rounds | recall | stale | over budget | final ratio | mean ratio "
-        f"| mean tokens | missed / stale |\n|---|---|---|---|---|---|---|---|---|"
+        f"| mean tokens | prefix share | missed / stale |\n" + "|---" * 10 + "|"
     )
     rows = [head]
     for r in report["scenarios"]:
@@ -279,12 +305,12 @@ def format_table(report: dict[str, Any]) -> str:
         rows.append(
             f"| {r['id']} | {r['rounds']} | {r['recall']:.2f} | {len(r['stale'])} "
             f"| {r['over_budget_rounds']} | {r['final_ratio']:.3f} | {r['mean_ratio']:.3f} "
-            f"| {r['mean_tokens']:.0f} | {notes} |"
+            f"| {r['mean_tokens']:.0f} | {r['prefix_share']:.3f} | {notes} |"
         )
     t = report["total"]
     rows.append(
         f"| **total** | | {t['recall']:.3f} | {t['stale']} | {t['over_budget_rounds']} "
         f"| {t['final_ratio']:.3f} | {t['mean_ratio']:.3f} | {t['mean_tokens']:.0f} "
-        f"| errors: {t['errors']} |"
+        f"| {t['prefix_share']:.3f} | errors: {t['errors']} |"
     )
     return "\n".join(rows)

@@ -8,12 +8,22 @@ the next batch of item changes rather than costing a transaction each.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
 from collections.abc import Sequence
 
 from policies.base import ExtractionPolicy
-from policies.memory import apply_extraction
-from policies.types import Extraction, ExtractionContext, MemoryItem, Turn
+from policies.forgetting import ARCHIVED_NOTE, REPROMOTED_NOTE
+from policies.llm import LLMExtractor, PolicyCall
+from policies.memory import apply_extraction, rollback
+from policies.types import (
+    Extraction,
+    ExtractionContext,
+    ItemStatus,
+    ItemVersion,
+    MemoryItem,
+    Turn,
+)
 from proxy.ids import new_id
 from proxy.store.repo import Store
 
@@ -104,6 +114,82 @@ class MemoryState:
         changed = {i.id for i in items if before.get(i.id) != _fingerprint(i)}
         await self._save(session_id, changed)
         return results
+
+    async def reextract(
+        self,
+        session_id: str,
+        extractor: LLMExtractor,
+        turns: Sequence[Turn],
+        start: int,
+        system_prompt: str,
+    ) -> tuple[bool, list[PolicyCall]]:
+        """Redo the extraction of turns[start:] with the LLM extractor (off the response path).
+
+        The rules already extracted them on the response path; their effects
+        are rolled back and the model's applied instead. If every model call
+        fell back to the rules, nothing is changed (same result, same item
+        ids, so the memory layout stays stable). Returns (changed, calls).
+        """
+        current = list(await self.items(session_id))
+        items = rollback(current, start)
+        user_index = sum(1 for t in turns[:start] if t.role == "user")
+        calls: list[PolicyCall] = []
+        for turn in turns[start:]:
+            if turn.role not in _EXTRACTED_ROLES:
+                continue
+            ctx = ExtractionContext(
+                system_prompt=system_prompt,
+                items=tuple(items),
+                user_turn_index=user_index,
+                new_id=new_id,
+            )
+            extraction, call = await extractor.extract_async(turn, ctx)
+            if call is not None:
+                calls.append(call)
+            if extraction.ops:
+                items = apply_extraction(items, extraction, turn.ordinal)
+            if turn.role == "user":
+                user_index += 1
+        if not any(c.outcome == "ok" for c in calls):
+            return False, calls
+        self._remember(session_id, items)
+        self._dirty.pop(session_id, None)
+        await self.store.replace_items(session_id, items)
+        return True, calls
+
+    async def set_tiers(
+        self,
+        session_id: str,
+        archive: Sequence[str],
+        repromote: Sequence[str],
+        ordinal: int,
+    ) -> list[str]:
+        """Persist graded forgetting: archive faded items, re-promote mentioned ones.
+
+        Each change is a version (rollback restores the previous status). A
+        re-promotion of an item that was not archived only records the
+        mention: its age for forgetting restarts there. Returns changed ids.
+        """
+        items = await self.items(session_id)
+        wanted_archive, wanted_back = set(archive), set(repromote)
+        changed: list[str] = []
+        for i, item in enumerate(items):
+            status: ItemStatus
+            if item.id in wanted_back and item.status in ("active", "archived"):
+                note = REPROMOTED_NOTE
+                status = "active"
+            elif item.id in wanted_archive and item.status == "active":
+                note, status = ARCHIVED_NOTE, "archived"
+            else:
+                continue
+            copy = dataclasses.replace(item, versions=list(item.versions))
+            copy.versions.append(ItemVersion(ordinal, item.status, item.value, note))
+            copy.status = status
+            items[i] = copy
+            changed.append(item.id)
+        if changed:
+            await self._save(session_id, set(changed))
+        return changed
 
     def mark_used(self, session_id: str, item_ids: Sequence[str], ordinal: int) -> None:
         """Exposure and recency feed the scoring of later requests (saved lazily)."""

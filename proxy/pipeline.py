@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import time
 from collections.abc import Callable
@@ -19,7 +20,9 @@ from fastapi.responses import JSONResponse, Response
 
 from policies.assembly import AssemblyInput
 from policies.budget import resolve_budget, split_mandatory
+from policies.llm import PolicyCall
 from policies.registry import Policies, Preset
+from policies.text import term_set
 from policies.types import AssembledContext, MemoryItem, Turn
 from proxy.chat_request import ChatRequest, chain_hashes, message_hash
 from proxy.config import Settings
@@ -30,12 +33,16 @@ from proxy.conversation import (
     build_conversation,
     make_turn,
     shared_prefix,
+    split_system,
     stored_from_turn,
     system_turns,
     turn_from_stored,
 )
 from proxy.errors import ProxyError
+from proxy.lifecycle import Lifecycle, SessionLayers
+from proxy.llm_policies import LLMPolicies
 from proxy.memory_state import MemoryState
+from proxy.metrics import Metrics
 from proxy.records import Outcome, context_record, prefix_share
 from proxy.request_log import RequestLog
 from proxy.sessions import KeyedLocks, Resolution, SessionQueue, SessionResolver
@@ -83,6 +90,11 @@ class Prepared:
     operations: list[dict[str, Any]] = field(default_factory=list)
     prefix_share: float | None = None
     proxy_ms: float = 0.0
+    layers: SessionLayers | None = None  # summary, recall index, memory layout
+    compactions: list[tuple[int, int]] = field(default_factory=list)  # spans summarised
+    policy_calls: list[PolicyCall] = field(default_factory=list)  # LLM-backed policy runs
+    lifecycle: dict[str, Any] = field(default_factory=dict)  # for the request record
+    lifecycle_trimmed: bool = False  # the summary was trimmed to fit its share
 
     @property
     def session_id(self) -> str | None:
@@ -124,6 +136,12 @@ def clean_answer(message: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def ab_arm(session_id: str, raw_share: float) -> str:
+    """Sticky A/B arm of a session: a hash of its id, so every replica agrees."""
+    bucket = int(hashlib.sha256(session_id.encode()).hexdigest()[:8], 16) / 0x100000000
+    return "raw" if bucket < raw_share else "managed"
+
+
 class Pipeline:
     def __init__(
         self,
@@ -140,10 +158,13 @@ class Pipeline:
         self.request_log = request_log
         self.counters = TokenCounters()
         self.memory = MemoryState(store)
+        self.lifecycle = Lifecycle(store)
+        self.llm = LLMPolicies(upstream, settings)
         self.resolver = SessionResolver(store)
         self.cache = ConversationCache()
         self.conversation_locks = KeyedLocks()
         self.queue = SessionQueue()
+        self.metrics = Metrics()
         self._background: set[asyncio.Task[Any]] = set()
         self._last_forwarded: dict[str, list[dict[str, Any]]] = {}
 
@@ -191,10 +212,11 @@ class Pipeline:
         mode, preset = self._mode(ctx.mode_header), self._preset(ctx.policy_header)
         budget = self._budget(req, ctx, target)
         counter = self.counters.for_model(target.provider_model)
-        conv, known = self._recognise(counter, req.messages, ctx)
-        sys_turns = system_turns(counter, conv.system)
-        raw_tokens = sum(t.tokens for t in sys_turns) + sum(t.tokens for t in conv.turns)
-        if not conv.turns:
+        split = split_system(req.messages)
+        if split == len(req.messages):
+            conv = build_conversation(counter, req.messages)
+            sys_turns = system_turns(counter, conv.system)
+            raw_tokens = sum(t.tokens for t in sys_turns)
             # Nothing but system messages: no conversation to manage.
             return Prepared(
                 ctx,
@@ -210,9 +232,14 @@ class Pipeline:
             )
         named = ctx.session_header
         # Conversations with different first turns can never match each other, so the
-        # resolution lock is per (tenant, first turn) or per named session.
-        held = await self.conversation_locks(f"{ctx.tenant_id}:{named or conv.first_hash}")
+        # resolution lock is per (tenant, first turn) or per named session. The cache
+        # is read under it too: a request that waited must see what the previous wrote.
+        first_hash = message_hash(req.messages[split])
+        held = await self.conversation_locks(f"{ctx.tenant_id}:{named or first_hash}")
         try:
+            conv, known = self._recognise(counter, req.messages, ctx)
+            sys_turns = system_turns(counter, conv.system)
+            raw_tokens = sum(t.tokens for t in sys_turns) + sum(t.tokens for t in conv.turns)
             resolution: Resolution | None = None
             if named is not None:
                 session = await self.resolver.named_session(ctx.tenant_id, named, conv)
@@ -252,6 +279,8 @@ class Pipeline:
                 ticket.release,
                 resolution,
             )
+            if ctx.mode_header is None and self.settings.memory.ab_split is not None:
+                prepared.mode = ab_arm(resolution.session.id, self.settings.memory.ab_split)
             await self._prepare_in_session(prepared, conv, sys_turns)
             return prepared
         except BaseException:
@@ -325,7 +354,7 @@ class Pipeline:
         prepared.context_tokens = prepared.raw_tokens
         if prepared.mode != "raw" and prepared.preset.assembler is not None:
             items = await self.memory.items(session.id)
-            managed = self._assemble(prepared, items)
+            managed = await self._assemble_managed(prepared, items)
             if prepared.mode == "shadow":
                 prepared.shadow = managed
             else:
@@ -339,10 +368,74 @@ class Pipeline:
         self._last_forwarded[session.id] = prepared.forwarded
         prepared.proxy_ms = (time.perf_counter() - prepared.ctx.started) * 1000
 
-    def _assemble(self, prepared: Prepared, items: list[MemoryItem]) -> AssembledContext:
+    async def _assemble_managed(
+        self, prepared: Prepared, items: list[MemoryItem]
+    ) -> AssembledContext:
+        """Assemble; when the recent window overflows, compact and assemble again."""
+        preset, resolution = prepared.preset, prepared.resolution
+        assert resolution is not None
+        layers = None
+        if preset.summarizer is not None or preset.recall is not None:
+            rewound = resolution.start if resolution.kind in ("regenerate", "rewind") else None
+            fork = resolution.start if resolution.kind == "fork" else None
+            layers = await self.lifecycle.state(resolution.session, prepared.turns, rewound, fork)
+        prepared.layers = layers
+        managed = self._assemble(prepared, items, layers)
+        while (
+            managed.compact_upto is not None
+            and layers is not None
+            and preset.summarizer is not None
+            and len(prepared.compactions) < 2
+        ):
+            start = layers.upto
+            await self.lifecycle.compact(
+                resolution.session.id,
+                layers,
+                prepared.turns,
+                managed.compact_upto,
+                preset.summarizer,
+                managed.summary_cap,
+                prepared.counter,
+            )
+            prepared.compactions.append((start, managed.compact_upto))
+            managed = self._assemble(prepared, items, layers)
+        summarizer = preset.summarizer
+        if prepared.compactions and managed.summary_trimmed and layers and summarizer:
+            # The summary no longer fits its share: trim it now, in the request
+            # whose prompt changes anyway, rather than line by line later.
+            target = int(managed.summary_cap * summarizer.params.trim_to)
+            await self.lifecycle.trim(resolution.session.id, layers, target, prepared.counter)
+            prepared.lifecycle_trimmed = True
+            managed = self._assemble(prepared, items, layers)
+        if layers is not None:
+            rebuilt = managed.memory_layout is not None and managed.memory_layout is not (
+                layers.layout
+            )
+            if managed.memory_layout is not None:
+                layers.layout = managed.memory_layout
+            prepared.lifecycle = {
+                "summary_upto": layers.upto,
+                "summary_chunks": len(layers.chunks),
+                "compactions": [list(c) for c in prepared.compactions],
+                "summary_trimmed": prepared.lifecycle_trimmed,
+                "memory_layout": "rebuilt" if rebuilt and managed.memory_layout else "kept",
+                "repromoted": list(managed.repromoted_ids),
+            }
+        return managed
+
+    def _assemble(
+        self, prepared: Prepared, items: list[MemoryItem], layers: SessionLayers | None
+    ) -> AssembledContext:
         system, history, tail = split_mandatory([*prepared.system, *prepared.turns])
         assembler = prepared.preset.assembler
         assert assembler is not None
+        recalled = []
+        recall = prepared.preset.recall
+        if layers is not None and recall is not None and recall.max_hits:
+            query = term_set("\n".join(t.text for t in tail if t.role == "user"))
+            recalled = self.lifecycle.recall(
+                layers, prepared.turns, query, limit=recall.max_hits, min_score=recall.min_score
+            )
         return assembler.assemble(
             AssemblyInput(
                 system=system,
@@ -354,6 +447,10 @@ class Pipeline:
                 count=prepared.counter,
                 current_ordinal=prepared.turns[-1].ordinal if prepared.turns else 0,
                 raw_tokens=prepared.raw_tokens,
+                summary_chunks=tuple(layers.chunks) if layers else (),
+                summary_upto=layers.upto if layers else 0,
+                recalled=recalled,
+                memory_layout=layers.layout if layers else None,
             )
         )
 
@@ -380,6 +477,7 @@ class Pipeline:
         )
         if replacing:
             self.memory.invalidate(session.id)
+            self.lifecycle.rewind(session.id, ordinal)
         cached = self.cache.get(session.id)
         if cached is not None and len(cached.turns) == ordinal:
             cached.raws.append(answer)
@@ -399,6 +497,9 @@ class Pipeline:
         try:
             if outcome.answer is not None and prepared.resolution is not None:
                 await self._extract_answer(prepared, outcome.answer)
+            if prepared.resolution is not None:
+                await self._forget(prepared)
+                await self._refine_summary(prepared)
         except Exception:
             log.exception("post-response memory update failed")
         finally:
@@ -407,7 +508,48 @@ class Pipeline:
             # litellm's cost lookup takes ~1 ms: done here, not before responding.
             outcome.cost = self.upstream.cost(outcome.cost_source)
             outcome.cost_source = None
+        compare = outcome.extra.pop("compare_task", None)
+        if compare is not None:
+            outcome.extra["compare"] = await compare
+        self.metrics.observe(
+            mode=prepared.mode,
+            status=outcome.status,
+            raw_tokens=prepared.raw_tokens,
+            forwarded_tokens=prepared.context_tokens,
+            cost=outcome.cost,
+            seconds=time.perf_counter() - prepared.ctx.started,
+            upstream_error=outcome.status >= 400,
+        )
         self.request_log.submit(self._record(prepared, outcome))
+
+    def raw_messages(self, prepared: Prepared) -> list[dict[str, Any]]:
+        """What raw mode would have sent: the client's messages (stateful: the store's)."""
+        if prepared.resolution is not None and prepared.resolution.kind == "stateful":
+            return [t.raw for t in (*prepared.system, *prepared.turns)]
+        return prepared.req.messages
+
+    def start_compare(self, prepared: Prepared) -> asyncio.Task[dict[str, Any]] | None:
+        """Compare mode: the raw request, sent concurrently with the managed one."""
+        if prepared.mode != "compare":
+            return None
+        raw = self.raw_messages(prepared)
+        call = self.upstream.build_call(prepared.target, raw, prepared.req.params, stream=False)
+
+        async def run() -> dict[str, Any]:
+            result: dict[str, Any] = {"raw_tokens": prepared.raw_tokens}
+            try:
+                completion = await self.upstream.complete(call)
+            except ProxyError as exc:
+                result.update(raw_error=exc.message, raw_status=exc.status)
+                return result
+            result.update(
+                raw_response=completion.body,
+                raw_usage=completion.usage,
+                raw_upstream_ms=completion.upstream_ms,
+            )
+            return result
+
+        return asyncio.create_task(run())
 
     async def _extract_answer(self, prepared: Prepared, answer: dict[str, Any]) -> None:
         assert prepared.resolution is not None
@@ -418,13 +560,71 @@ class Pipeline:
             await self.memory.flush(session_id)
             return
         turn = make_turn(prepared.counter, clean_answer(answer), len(prepared.turns))
+        system_prompt = "\n".join(t.text for t in prepared.system)
+        llm = self.llm.extractor(prepared.preset.extractor)
+        if llm is not None:
+            # The rules served the response path; the model redoes this request's
+            # turns (the answer included) now, in session order.
+            changed, calls = await self.memory.reextract(
+                session_id,
+                llm,
+                [*prepared.turns, turn],
+                prepared.resolution.start,
+                system_prompt,
+            )
+            prepared.policy_calls += calls
+            if changed:
+                return
         await self.memory.extract(
             session_id,
             prepared.preset.extractor,
             [*prepared.turns, turn],
             len(prepared.turns),
-            "\n".join(t.text for t in prepared.system),
+            system_prompt,
         )
+
+    async def _forget(self, prepared: Prepared) -> None:
+        """Persist graded forgetting decided by this request's assembly."""
+        ctx = prepared.assembled or prepared.shadow
+        if ctx is None or ctx.memory_layout is None or prepared.resolution is None:
+            return
+        session_id = prepared.resolution.session.id
+        items = {it.id: it for it in await self.memory.items(session_id)}
+        archive = [
+            i
+            for i, tier in ctx.memory_layout.tiers.items()
+            if tier == "archived" and i in items and items[i].status == "active"
+        ]
+        if not archive and not ctx.repromoted_ids:
+            return
+        ordinal = prepared.turns[-1].ordinal if prepared.turns else 0
+        changed = await self.memory.set_tiers(session_id, archive, ctx.repromoted_ids, ordinal)
+        prepared.lifecycle["archived"] = [i for i in changed if i in set(archive)]
+
+    async def _refine_summary(self, prepared: Prepared) -> None:
+        """With `memory.summarizer: llm`, rewrite this request's new chunks by the model.
+
+        The rules wrote them on the response path. On any failure the rules'
+        chunk simply stays (the session is left as it was).
+        """
+        layers, resolution = prepared.layers, prepared.resolution
+        llm = self.llm.summarizer(prepared.preset.summarizer)
+        if llm is None or layers is None or resolution is None or not prepared.compactions:
+            return
+        for start, upto in prepared.compactions:
+            position = next(
+                (i for i, c in enumerate(layers.chunks) if (c.start, c.upto) == (start, upto)),
+                None,
+            )
+            if position is None:
+                continue  # merged by a trim since: nothing of its own to rewrite
+            evicted = layers.dated([t for t in prepared.turns if start <= t.ordinal < upto])
+            chunk, call = await llm.summarize_async(layers.chunks[:position], evicted, start, upto)
+            prepared.policy_calls.append(call)
+            if call.outcome == "ok":
+                await self.lifecycle.replace_chunk(
+                    resolution.session.id, layers, chunk, prepared.counter
+                )
 
     def _record(self, prepared: Prepared, outcome: Outcome) -> dict[str, Any]:
         resolution = prepared.resolution
@@ -441,6 +641,17 @@ class Pipeline:
             "cost": outcome.cost,
             **outcome.extra,
         }
+        if prepared.lifecycle:
+            record["lifecycle"] = prepared.lifecycle
+        if prepared.policy_calls:
+            # LLM-backed extraction / summarisation this request caused.
+            calls = [c.as_dict() for c in prepared.policy_calls]
+            costs = [c.cost for c in prepared.policy_calls if c.cost is not None]
+            record["policy_calls"] = calls
+            record["policy_tokens"] = sum(
+                c.prompt_tokens + c.completion_tokens for c in prepared.policy_calls
+            )
+            record["policy_cost"] = round(sum(costs), 8) if costs else None
         return self.request_log.row(
             record=record,
             id=prepared.ctx.request_id,
@@ -464,10 +675,12 @@ class Pipeline:
         call = self.upstream.build_call(
             prepared.target, prepared.forwarded, prepared.req.params, stream=False
         )
+        compare = self.start_compare(prepared)
+        extra = {"compare_task": compare} if compare is not None else {}
         try:
             completion = await self.upstream.complete(call)
         except ProxyError as exc:
-            self.finish(prepared, Outcome(exc.status, error=exc.message))
+            self.finish(prepared, Outcome(exc.status, error=exc.message, extra=extra))
             return exc.response(prepared.headers())
         except BaseException:
             prepared.release()
@@ -490,6 +703,7 @@ class Pipeline:
                 usage=completion.usage,
                 upstream_ms=completion.upstream_ms,
                 cost_source=completion.response_obj,
+                extra=extra,
             ),
         )
         return JSONResponse(completion.body, headers=prepared.headers())

@@ -72,10 +72,12 @@ async def stream_completion(pipeline: Pipeline, prepared: Prepared) -> Response:
     upstream = pipeline.upstream
     call = upstream.build_call(prepared.target, prepared.forwarded, prepared.req.params, True)
     started = asyncio.get_running_loop().time()
+    compare = pipeline.start_compare(prepared)
+    extra = {"compare_task": compare} if compare is not None else {}
     try:
         stream = await upstream.open_stream(call)
     except ProxyError as exc:
-        pipeline.finish(prepared, Outcome(exc.status, error=exc.message))
+        pipeline.finish(prepared, Outcome(exc.status, error=exc.message, extra=extra))
         return exc.response(prepared.headers())
     except BaseException:
         prepared.release()
@@ -111,7 +113,9 @@ async def stream_completion(pipeline: Pipeline, prepared: Prepared) -> Response:
             response = {"streamed": True, "message": answer, "finish_reason": acc.finish_reason}
             pipeline.finish(
                 prepared,
-                Outcome(status, answer, response, error, acc.usage, upstream_ms=elapsed),
+                Outcome(
+                    status, answer, response, error, acc.usage, upstream_ms=elapsed, extra=extra
+                ),
             )
 
     headers = {**prepared.headers(), "X-Accel-Buffering": "no", "Cache-Control": "no-cache"}

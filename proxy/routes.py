@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from proxy.chat_request import parse_chat_request
 from proxy.errors import ProxyError
@@ -49,7 +49,8 @@ def _parse_json(raw: bytes) -> Any:
         return body
     except UnicodeEncodeError:
         raise ProxyError(
-            400, "request body contains invalid Unicode (a lone surrogate escape)",
+            400,
+            "request body contains invalid Unicode (a lone surrogate escape)",
             code="invalid_json",
         ) from None
     except UnicodeDecodeError:
@@ -118,6 +119,15 @@ async def list_models(request: Request) -> JSONResponse:
         for name in services.upstream.model_names()
     ]
     return JSONResponse({"object": "list", "data": data})
+
+
+@router.get("/metrics")
+async def metrics(request: Request) -> PlainTextResponse:
+    """Prometheus exposition: counts and latencies only, no content."""
+    services: Services = request.app.state.services
+    return PlainTextResponse(
+        services.pipeline.metrics.render(), media_type="text/plain; version=0.0.4"
+    )
 
 
 @router.get("/health")

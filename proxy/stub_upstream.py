@@ -214,7 +214,9 @@ class StubUpstream:
 
     def __init__(self) -> None:
         self.state = StubState()
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # proto=IPPROTO_TCP so asyncio sets TCP_NODELAY on accepted connections;
+        # without it every response waits ~40 ms for the peer's delayed ACK.
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind(("127.0.0.1", 0))
         self.port: int = self._sock.getsockname()[1]

@@ -115,8 +115,25 @@ M001_INITIAL = Migration(
     ),
 )
 
+M002_SUMMARY_CHUNKS = Migration(
+    "002_summary_chunks",
+    (
+        # Each summaries row is now one compaction step (a chunk appended to the
+        # ones before it); the structured lines let a chunk be re-rendered
+        # (dates, stale values annotated) and trimmed by score without re-reading
+        # turns. (The reason comes first: SQLite splices a trailing comment into
+        # the table's CREATE statement, where it would swallow the closing paren.)
+        "-- first turn this chunk summarises: it covers [start_ordinal, upto_ordinal)\n"
+        "ALTER TABLE summaries ADD COLUMN start_ordinal INTEGER NOT NULL DEFAULT 0",
+        "-- [[ordinal, role, date, score, protected, [sentences]], ...]: verbatim sentences\n"
+        "ALTER TABLE summaries ADD COLUMN lines_json TEXT NOT NULL DEFAULT '[]'",
+        "-- the summariser that wrote it: rules | llm | mixed (after a trim)\n"
+        "ALTER TABLE summaries ADD COLUMN method TEXT NOT NULL DEFAULT 'rules'",
+    ),
+)
+
 # The ordered list. Append only.
-MIGRATIONS: tuple[Migration, ...] = (M001_INITIAL,)
+MIGRATIONS: tuple[Migration, ...] = (M001_INITIAL, M002_SUMMARY_CHUNKS)
 
 
 async def apply_migrations(conn: AsyncConnection) -> list[str]:

@@ -6,19 +6,21 @@ request costs a handful of round trips whatever the history length.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import JSON, cast, delete, event, func, insert, select, update
 from sqlalchemy.engine import Engine
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
-from policies.types import ItemVersion, MemoryItem
+from policies.types import ItemVersion, MemoryItem, SummaryChunk, SummaryLine
 from proxy.store import schema as t
 from proxy.store.migrations import apply_migrations
 
@@ -139,9 +141,56 @@ def item_from_row(row: Any) -> MemoryItem:
     )
 
 
+def chunk_to_row(
+    session_id: str, chunk: SummaryChunk, text: str, tokens: int, now: float
+) -> dict[str, Any]:
+    lines = [
+        [ln.ordinal, ln.role, ln.date, ln.score, int(ln.protected), list(ln.sentences)]
+        for ln in chunk.lines
+    ]
+    return {
+        "session_id": session_id,
+        "upto_ordinal": chunk.upto,
+        "text": text,
+        "tokens": tokens,
+        "created_at": now,
+        "start_ordinal": chunk.start,
+        "lines_json": json.dumps(lines, ensure_ascii=False),
+        "method": chunk.method,
+    }
+
+
+def chunk_from_row(row: Any) -> SummaryChunk:
+    lines = tuple(
+        SummaryLine(
+            ordinal=int(o),
+            role=str(role),
+            date=str(date),
+            sentences=tuple(sentences),
+            score=float(score),
+            protected=bool(prot),
+        )
+        for o, role, date, score, prot, sentences in json.loads(row.lines_json)
+    )
+    return SummaryChunk(row.start_ordinal, row.upto_ordinal, lines, row.method)
+
+
 class Store:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
+        # SQLite has one writer at a time; concurrent write transactions from the
+        # pool's connections would fail fast with "database is locked" when a
+        # reader upgrades. Writers queue here instead (PostgreSQL needs no lock).
+        self._write_lock = asyncio.Lock() if engine.dialect.name == "sqlite" else None
+
+    @asynccontextmanager
+    async def _begin(self) -> AsyncIterator[AsyncConnection]:
+        if self._write_lock is None:
+            async with self.engine.begin() as conn:
+                yield conn
+            return
+        async with self._write_lock, self.engine.begin() as conn:
+            yield conn
 
     @classmethod
     async def open(cls, url: str) -> Store:
@@ -167,7 +216,7 @@ class Store:
     # --- sessions -----------------------------------------------------------------
 
     async def ensure_tenant(self, tenant_id: str) -> None:
-        async with self.engine.begin() as conn:
+        async with self._begin() as conn:
             found = await conn.scalar(select(t.tenants.c.id).where(t.tenants.c.id == tenant_id))
             if found is None:
                 await conn.execute(insert(t.tenants).values(id=tenant_id, created_at=time.time()))
@@ -248,7 +297,7 @@ class Store:
             created_at=now,
             updated_at=now,
         )
-        async with self.engine.begin() as conn:
+        async with self._begin() as conn:
             await conn.execute(
                 insert(t.sessions).values(
                     id=row.id,
@@ -293,11 +342,12 @@ class Store:
     ) -> None:
         """Replace the session's turns from `start` on with `turns`, in one transaction.
 
-        `items` (if given) are upserted; `drop_items_from` deletes items created at
-        or after that ordinal first (rollback of memory derived from discarded turns).
+        Summary chunks covering any turn from `start` on go with them. `items`
+        (if given) are upserted; `drop_items_from` deletes items created at or
+        after that ordinal first (rollback of memory derived from discarded turns).
         """
         now = time.time()
-        async with self.engine.begin() as conn:
+        async with self._begin() as conn:
             await conn.execute(
                 delete(t.messages).where(
                     t.messages.c.session_id == session.id, t.messages.c.ordinal >= start
@@ -333,6 +383,12 @@ class Store:
             await conn.execute(
                 update(t.sessions).where(t.sessions.c.id == session.id).values(**values)
             )
+            # A summary chunk covering any replaced turn came from discarded turns.
+            await conn.execute(
+                delete(t.summaries).where(
+                    t.summaries.c.session_id == session.id, t.summaries.c.upto_ordinal > start
+                )
+            )
             if drop_items_from is not None:
                 await conn.execute(
                     delete(t.memory_items).where(
@@ -363,12 +419,12 @@ class Store:
     async def save_items(self, session_id: str, items: Sequence[MemoryItem]) -> None:
         if not items:
             return
-        async with self.engine.begin() as conn:
+        async with self._begin() as conn:
             await self._upsert_items(conn, session_id, items)
 
     async def replace_items(self, session_id: str, items: Sequence[MemoryItem]) -> None:
         """Make the stored items exactly `items` (after a rollback)."""
-        async with self.engine.begin() as conn:
+        async with self._begin() as conn:
             await conn.execute(
                 delete(t.memory_items).where(t.memory_items.c.session_id == session_id)
             )
@@ -376,6 +432,75 @@ class Store:
                 await conn.execute(
                     insert(t.memory_items), [item_to_row(session_id, i) for i in items]
                 )
+
+    # --- rolling summary ------------------------------------------------------------
+
+    async def load_summary_chunks(self, session_id: str) -> list[SummaryChunk]:
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(t.summaries)
+                    .where(t.summaries.c.session_id == session_id)
+                    .order_by(t.summaries.c.upto_ordinal)
+                )
+            ).all()
+        return [chunk_from_row(r) for r in rows]
+
+    async def replace_summary_chunks(
+        self,
+        session_id: str,
+        chunks: Sequence[tuple[SummaryChunk, str, int]],
+        *,
+        from_upto: int = 0,
+    ) -> None:
+        """Make the chunks ending after `from_upto` exactly `chunks` (chunk, text, tokens).
+
+        `from_upto=0` rewrites the whole summary (a trim); appending a chunk
+        passes the previous end so that nothing else is touched.
+        """
+        async with self._begin() as conn:
+            await conn.execute(
+                delete(t.summaries).where(
+                    t.summaries.c.session_id == session_id,
+                    t.summaries.c.upto_ordinal > from_upto,
+                )
+            )
+            if chunks:
+                now = time.time()
+                await conn.execute(
+                    insert(t.summaries),
+                    [chunk_to_row(session_id, c, text, tokens, now) for c, text, tokens in chunks],
+                )
+
+    async def copy_summary_chunks(self, source_id: str, target_id: str, upto: int) -> None:
+        """A fork inherits the summary of the prefix it shares with its parent."""
+        chunks = [c for c in await self.load_summary_chunks(source_id) if c.upto <= upto]
+        if not chunks:
+            return
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(
+                        t.summaries.c.upto_ordinal, t.summaries.c.text, t.summaries.c.tokens
+                    ).where(t.summaries.c.session_id == source_id)
+                )
+            ).all()
+        texts = {r.upto_ordinal: (r.text, r.tokens) for r in rows}
+        await self.replace_summary_chunks(
+            target_id, [(c, *texts.get(c.upto, ("", 0))) for c in chunks]
+        )
+
+    async def load_created_at(self, session_id: str) -> list[float]:
+        """When each stored turn was written, by ordinal (dates of recalled turns)."""
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(t.messages.c.created_at)
+                    .where(t.messages.c.session_id == session_id)
+                    .order_by(t.messages.c.ordinal)
+                )
+            ).all()
+        return [float(r.created_at) for r in rows]
 
     async def _upsert_items(self, conn: Any, session_id: str, items: Sequence[MemoryItem]) -> None:
         ids = [i.id for i in items]
@@ -386,7 +511,7 @@ class Store:
 
     async def save_requests(self, rows: Sequence[dict[str, Any]]) -> None:
         if rows:
-            async with self.engine.begin() as conn:
+            async with self._begin() as conn:
                 await conn.execute(insert(t.requests), list(rows))
 
     async def get_request(self, request_id: str) -> dict[str, Any] | None:
@@ -435,22 +560,38 @@ class Store:
         return [_session_from_row(r) for r in rows]
 
     async def load_summary(self, session_id: str) -> dict[str, Any] | None:
-        """The session's latest rolling summary (highest `upto_ordinal`), if any."""
+        """The session's rolling summary: its chunks' texts joined, in order; None if none."""
         async with self.engine.connect() as conn:
-            row = (
+            rows = (
                 await conn.execute(
                     select(t.summaries)
                     .where(t.summaries.c.session_id == session_id)
-                    .order_by(t.summaries.c.upto_ordinal.desc())
-                    .limit(1)
+                    .order_by(t.summaries.c.upto_ordinal)
                 )
-            ).first()
-        return dict(row._mapping) if row else None
+            ).all()
+        if not rows:
+            return None
+        return {
+            "session_id": session_id,
+            "upto_ordinal": rows[-1].upto_ordinal,
+            "text": "\n".join(r.text for r in rows),
+            "tokens": sum(r.tokens for r in rows),
+            "created_at": max(r.created_at for r in rows),
+            "chunks": [
+                {
+                    "start_ordinal": r.start_ordinal,
+                    "upto_ordinal": r.upto_ordinal,
+                    "method": r.method,
+                    "tokens": r.tokens,
+                }
+                for r in rows
+            ],
+        }
 
     async def update_item(self, session_id: str, item: MemoryItem) -> bool:
         """Overwrite one stored item of `session_id`; False if it is not there."""
         row = item_to_row(session_id, item)
-        async with self.engine.begin() as conn:
+        async with self._begin() as conn:
             result = await conn.execute(
                 update(t.memory_items)
                 .where(t.memory_items.c.id == item.id, t.memory_items.c.session_id == session_id)
@@ -464,7 +605,7 @@ class Store:
         Forks keep their own copies of the shared turns, so they stay; only
         their pointer to the erased parent is cleared (no dangling id left).
         """
-        async with self.engine.begin() as conn:
+        async with self._begin() as conn:
             found = await conn.scalar(select(t.sessions.c.id).where(t.sessions.c.id == session_id))
             if found is None:
                 return False

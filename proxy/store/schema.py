@@ -78,6 +78,9 @@ summaries = Table(
     Column("text", Text, nullable=False),
     Column("tokens", Integer, nullable=False),
     Column("created_at", Float, nullable=False),
+    Column("start_ordinal", Integer, nullable=False),
+    Column("lines_json", Text, nullable=False),
+    Column("method", Text, nullable=False),
 )
 
 requests = Table(

@@ -19,8 +19,10 @@ text = st.one_of(
 content_part = st.one_of(
     st.fixed_dictionaries({"type": st.just("text"), "text": text}),
     st.fixed_dictionaries(
-        {"type": st.just("image_url"),
-         "image_url": st.fixed_dictionaries({"url": st.just("data:image/png;base64,AAAA")})}
+        {
+            "type": st.just("image_url"),
+            "image_url": st.fixed_dictionaries({"url": st.just("data:image/png;base64,AAAA")}),
+        }
     ),
     st.fixed_dictionaries({"type": st.sampled_from(["blob", "", "text"])}),
     st.just("not a part"),
@@ -34,10 +36,13 @@ message = st.fixed_dictionaries(
         "tool_calls": st.one_of(
             st.lists(
                 st.fixed_dictionaries(
-                    {"id": st.text(min_size=1, max_size=6), "type": st.just("function"),
-                     "function": st.fixed_dictionaries(
-                         {"name": st.text(min_size=1, max_size=6),
-                          "arguments": st.just("{}")})}
+                    {
+                        "id": st.text(min_size=1, max_size=6),
+                        "type": st.just("function"),
+                        "function": st.fixed_dictionaries(
+                            {"name": st.text(min_size=1, max_size=6), "arguments": st.just("{}")}
+                        ),
+                    }
                 ),
                 max_size=2,
             ),
@@ -68,8 +73,11 @@ def _check(resp: Any) -> None:
         assert body["error"]["message"]
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(messages=st.lists(message, max_size=8), hdrs=headers)
 async def test_random_message_lists_never_cause_a_5xx(
     proxy: Any, messages: list[dict[str, Any]], hdrs: dict[str, str]
@@ -78,31 +86,43 @@ async def test_random_message_lists_never_cause_a_5xx(
     _check(resp)
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(body=st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=10)),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5),
-                                                                       children, max_size=3),
-    max_leaves=20,
-))
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    body=st.recursive(
+        st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=10)),
+        lambda children: (
+            st.lists(children, max_size=3)
+            | st.dictionaries(st.text(max_size=5), children, max_size=3)
+        ),
+        max_leaves=20,
+    )
+)
 async def test_arbitrary_json_bodies_are_rejected_cleanly(proxy: Any, body: Any) -> None:
-    resp = await proxy.client.post("/v1/chat/completions", content=json.dumps(body),
-                                   headers={"content-type": "application/json"})
+    resp = await proxy.client.post(
+        "/v1/chat/completions",
+        content=json.dumps(body),
+        headers={"content-type": "application/json"},
+    )
     _check(resp)
 
 
 async def test_deeply_nested_json_is_a_400(proxy: Any) -> None:
     payload = "[" * 100_000 + "]" * 100_000
-    resp = await proxy.client.post("/v1/chat/completions", content=payload,
-                                   headers={"content-type": "application/json"})
+    resp = await proxy.client.post(
+        "/v1/chat/completions", content=payload, headers={"content-type": "application/json"}
+    )
     assert resp.status_code == 400
     _check(resp)
 
 
 async def test_ten_thousand_messages_are_handled(proxy: Any) -> None:
-    messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"m{i}"}
-                for i in range(10_000)] + [{"role": "user", "content": "last"}]
+    messages = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"m{i}"} for i in range(10_000)
+    ] + [{"role": "user", "content": "last"}]
     resp = await proxy.chat(messages, headers={"X-Memory-Budget": "500"})
     assert resp.status_code == 200, resp.text
     assert int(resp.headers["X-Memory-Context-Tokens"]) <= 500
@@ -117,21 +137,24 @@ async def test_message_count_limit(proxy_factory: Any) -> None:
 
 
 async def test_huge_header_is_rejected(proxy: Any) -> None:
-    resp = await proxy.chat([{"role": "user", "content": "x"}],
-                            headers={"X-Memory-Session": "s" * 5000})
+    resp = await proxy.chat(
+        [{"role": "user", "content": "x"}], headers={"X-Memory-Session": "s" * 5000}
+    )
     assert resp.status_code == 400
     _check(resp)
 
 
 async def test_lone_surrogates_in_json_escapes(proxy: Any) -> None:
     payload = '{"model": "stub", "messages": [{"role": "user", "content": "bad \\ud800 text"}]}'
-    resp = await proxy.client.post("/v1/chat/completions", content=payload,
-                                   headers={"content-type": "application/json"})
+    resp = await proxy.client.post(
+        "/v1/chat/completions", content=payload, headers={"content-type": "application/json"}
+    )
     _check(resp)
 
 
 async def test_empty_and_huge_contents(proxy: Any) -> None:
     for content in ("", " ", "长" * 200_000):
-        resp = await proxy.chat([{"role": "user", "content": content}],
-                                headers={"X-Memory-Budget": "1000"})
+        resp = await proxy.chat(
+            [{"role": "user", "content": content}], headers={"X-Memory-Budget": "1000"}
+        )
         _check(resp)

@@ -101,8 +101,8 @@ async def test_inspect_shows_sections_candidates_and_messages(
         if section["tokens"]:
             assert f"{section['name']} {section['tokens']} ({section['count']})" in out
     assert "█" in out
-    # The long run of dropped turns is one row, not one row per turn.
-    dropped = [c for c in managed["candidates"] if c["decision"] == "dropped"]
+    # The long run of dropped (or summarised) turns is one row, not one row per turn.
+    dropped = [c for c in managed["candidates"] if c["decision"] in ("dropped", "compressed")]
     assert sum(c["tokens"] for c in dropped) > 150
     assert len(re.findall(r"dropped", out)) < 5
     assert re.search(r"0–\d+ \((\d+) turns\)", out)

@@ -212,6 +212,8 @@ def test_full_sections_in_order_with_replay_right_before_tail() -> None:
         "working_memory",
         "summary",
         "recent",
+        "memory_delta",
+        "recalled",
         "replay",
         "tail",
     ]

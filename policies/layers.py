@@ -1,0 +1,543 @@
+"""The messages the managed assemblers write themselves, each within its share.
+
+Working memory is laid out once (a `MemoryLayout`) and then kept: the block
+near the top of the prompt stays byte-identical between requests (the
+provider's prompt cache), and items that appear since go to a short *delta*
+section placed late. The block is laid out again only when one of its items
+stopped being current (it must not stay on show), when the delta outgrows
+its share, or when the budget no longer fits it. Graded forgetting is
+applied at that moment (`policies.forgetting`).
+
+The rolling summary is one message per compaction chunk; recalled turns are
+one message of dated snippets. Both quote old turns, so both go through the
+stale filter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from policies.forgetting import entity_line, grade_items, mentioned
+from policies.memory import render_item
+from policies.params import FullParams
+from policies.recall import snippet
+from policies.scoring import is_user_stated, pick_anchors, pick_replay, rank_items, score_item
+from policies.staleness import StaleFilter
+from policies.summary import Shown, fit_chunks
+from policies.types import (
+    MESSAGE_OVERHEAD_TOKENS,
+    Candidate,
+    Decision,
+    MemoryItem,
+    MemoryLayout,
+    RecallHit,
+    Section,
+    SummaryChunk,
+    Tier,
+    TokenCounter,
+)
+
+# Headers of the messages the assembler writes: short (every token counts
+# against the history budget) and explicit that memory beats old turns, since
+# the verbatim turns kept alongside may still show superseded values.
+MEMORY_HEADER = "Memory: the user's current requirements; they override older turns."
+DELTA_HEADER = "Memory, new or changed since (current; overrides older turns):"
+REPLAY_HEADER = "Keep in mind for this reply:"
+RECALL_HEADER = "Earlier turns relevant to the current input:"
+CONFLICT_MARK = "(confirm with the user) "
+_LIVE = frozenset({"active", "pending"})
+_ENTITY_KEY = "#entities"
+
+
+@dataclass(slots=True)
+class Generated:
+    """Messages the assembler writes itself, with their exact cost per section."""
+
+    contents: list[str]
+    tokens: int
+    parts: list[Section]
+    candidates: list[Candidate] = field(default_factory=list)
+    item_ids: list[str] = field(default_factory=list)
+
+    def messages(self) -> list[dict[str, Any]]:
+        return [{"role": "system", "content": c} for c in self.contents]
+
+
+def nothing(section: str, candidates: list[Candidate] | None = None) -> Generated:
+    return Generated([], 0, [Section(section)], candidates or [])
+
+
+def render_item_line(item: MemoryItem) -> str:
+    """One item as one line (`policies.memory.render_item`): the replaced value on
+    the new value's line, the source named for anything the user did not say."""
+    return render_item(item)
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass(slots=True)
+class Line:
+    key: str  # item id, the conflict note's index, or _ENTITY_KEY
+    text: str
+    tokens: int
+    order: tuple[int, int, str]  # display order; priority is the list order
+    section: str
+
+
+def fit_lines(
+    header: str, lines: Sequence[Line], cap: int, count: TokenCounter
+) -> tuple[list[Line], str, int]:
+    """Greedily fit lines (given in priority order) under a header within `cap`.
+
+    Estimates per line (its own count + 1 for the newline), then counts the
+    joined text once, exactly, and drops the lowest priority line until it
+    fits: BPE merges make the joined count differ slightly from the sum.
+    """
+    used = count(header) + MESSAGE_OVERHEAD_TOKENS
+    chosen: list[Line] = []
+    for line in lines:
+        if used + line.tokens + 1 <= cap:
+            chosen.append(line)
+            used += line.tokens + 1
+    while chosen:
+        shown = sorted(chosen, key=lambda ln: ln.order)
+        content = "\n".join([header, *(ln.text for ln in shown)])
+        tokens = count(content) + MESSAGE_OVERHEAD_TOKENS
+        if tokens <= cap:
+            return shown, content, tokens
+        chosen.pop()
+    return [], "", 0
+
+
+# --- working memory -------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class MemoryPlan:
+    stable: Generated
+    delta: Generated
+    candidates: list[Candidate]
+    layout: MemoryLayout
+    rebuilt: bool
+    repromoted: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryQuery:
+    items: Sequence[MemoryItem]
+    current_ordinal: int
+    terms: frozenset[str]
+    text: str
+    count: TokenCounter
+
+
+def _tier_reason(tier: Tier) -> tuple[Decision, str]:
+    if tier == "compressible":
+        return "compressed", "forgetting: compressible (summary only)"
+    if tier == "discardable":
+        return "compressed", "forgetting: discardable (entity index only)"
+    return "dropped", "forgetting: archived"
+
+
+def _rebuild(q: MemoryQuery, cap: int, p: FullParams) -> tuple[MemoryLayout, tuple[str, ...]]:
+    """Lay the block out anew: grade, pick anchors, rank, fit in `cap`.
+
+    Returns the layout and the forgotten items it brought back because the
+    input mentions them. Scores here leave out
+    relevance to the input: the block is meant to be kept for many
+    requests, so it should not lean towards one question (relevance is what
+    replay and the delta serve).
+    """
+    tiers: dict[str, Tier] = grade_items(q.items, q.current_ordinal, p.forgetting)
+    back = tuple(
+        it.id
+        for it in q.items
+        if tiers.get(it.id, "active") != "active" and mentioned(it, q.terms, q.text, p.forgetting)
+    )
+    tiers.update(dict.fromkeys(back, "active"))
+    live = [it for it in q.items if it.status in _LIVE or it.id in back]
+    # Only what the user stated goes into the block (see `_delta` for the rest).
+    eligible = [it for it in live if tiers.get(it.id, "active") == "active" and is_user_stated(it)]
+    scores = {
+        it.id: score_item(it, current_ordinal=q.current_ordinal, query_terms=(), params=p.scoring)
+        for it in eligible
+    }
+    anchors = pick_anchors(
+        eligible,
+        max_anchors=p.max_anchors,
+        min_anchors=p.min_anchors,
+        min_importance=p.anchor_min_importance,
+    )
+    anchor_ids = {it.id for it in anchors}
+    rest = [it for it in eligible if it.id not in anchor_ids]
+    lines = [
+        Line(it.id, text, q.count(text), (rank, it.source_ordinal, it.id), section)
+        for rank, section, group in ((0, "anchors", anchors), (1, "working_memory", rest))
+        for it in rank_items(group, scores)
+        for text in (render_item_line(it),)
+    ]
+    entities = entity_line([it for it in live if tiers.get(it.id) == "discardable"])
+    if entities:
+        lines.append(Line(_ENTITY_KEY, entities, q.count(entities), (2, 0, ""), "working_memory"))
+    shown, _, _ = fit_lines(MEMORY_HEADER, lines, cap, q.count)
+    shown_ids = {ln.key for ln in shown}
+    layout = MemoryLayout(
+        stable_ids=tuple(ln.key for ln in shown if ln.key != _ENTITY_KEY),
+        anchor_count=sum(1 for ln in shown if ln.section == "anchors"),
+        known_ids=frozenset(it.id for it in live),
+        tiers=tiers,
+        entity_line=entities if _ENTITY_KEY in shown_ids else "",
+        ordinal=q.current_ordinal,
+    )
+    return layout, back
+
+
+def _stable(
+    layout: MemoryLayout, by_id: Mapping[str, MemoryItem], q: MemoryQuery, p: FullParams
+) -> Generated:
+    """The block as the layout has it, rendered from the items' current state."""
+    if not layout.stable_ids and not layout.entity_line:
+        return nothing("anchors")
+    items = [by_id[i] for i in layout.stable_ids]
+    lines = [render_item_line(it) for it in items]
+    if layout.entity_line:
+        lines.append(layout.entity_line)
+    content = "\n".join([MEMORY_HEADER, *lines])
+    tokens = q.count(content) + MESSAGE_OVERHEAD_TOKENS
+    anchors = lines[: layout.anchor_count]
+    anchor_tokens = (
+        tokens
+        if len(anchors) == len(lines)
+        else min(
+            tokens,
+            q.count(MEMORY_HEADER)
+            + MESSAGE_OVERHEAD_TOKENS
+            + sum(q.count(ln) + 1 for ln in anchors),
+        )
+    )
+    scores = {
+        it.id: score_item(it, current_ordinal=q.current_ordinal, query_terms=(), params=p.scoring)
+        for it in items
+    }
+    candidates = [
+        Candidate(
+            "item",
+            it.id,
+            q.count(line),
+            scores[it.id],
+            "kept",
+            ("anchor: " if i < layout.anchor_count else "") + "fits working-memory share",
+            "anchors" if i < layout.anchor_count else "working_memory",
+        )
+        for i, (it, line) in enumerate(zip(items, lines, strict=False))
+    ]
+    parts = [
+        Section("anchors", anchor_tokens, len(anchors)),
+        Section("working_memory", tokens - anchor_tokens, len(lines) - len(anchors)),
+    ]
+    return Generated([content], tokens, parts, candidates, list(layout.stable_ids))
+
+
+def _delta(
+    layout: MemoryLayout, q: MemoryQuery, cap: int, p: FullParams
+) -> tuple[Generated, tuple[str, ...], bool]:
+    """The late memory section: what changed since the layout, and data.
+
+    In priority order: what the user stated since the block was laid out
+    (all of it must fit, else the caller lays the block out again), items
+    forgotten earlier that the input mentions (re-promoted), then what tools
+    returned or the assistant inferred, by score. That last kind never goes
+    into the block: tool results are refreshed all the time (an issue's
+    status, a query's rows), and each refresh would rebuild the block.
+
+    Returns (section, re-promoted ids, fits).
+    """
+    stable = set(layout.stable_ids)
+    shown_statuses = _LIVE | {"archived"}
+
+    def faded(it: MemoryItem) -> bool:
+        return it.status == "archived" or layout.tiers.get(it.id, "active") != "active"
+
+    new = [
+        it
+        for it in q.items
+        if it.status in _LIVE
+        and is_user_stated(it)
+        and it.id not in layout.known_ids
+        and it.id not in stable
+    ]
+    back = [
+        it
+        for it in q.items
+        if it.id not in stable
+        and it.status in shown_statuses
+        and faded(it)
+        and (p.include_inferred or is_user_stated(it))
+        and mentioned(it, q.terms, q.text, p.forgetting)
+    ]
+    taken = {it.id for it in (*new, *back)}
+    data = [
+        it
+        for it in q.items
+        if p.include_inferred
+        and it.status in _LIVE
+        and not is_user_stated(it)
+        and not faded(it)
+        and it.id not in taken
+    ]
+    if not (new or back or data):
+        return nothing("memory_delta"), (), True
+    scores = {
+        it.id: score_item(
+            it, current_ordinal=q.current_ordinal, query_terms=q.terms, params=p.scoring
+        )
+        for it in (*new, *back, *data)
+    }
+    back_ids = {it.id for it in back}
+    lines = [
+        Line(it.id, text, q.count(text), (0, it.source_ordinal, it.id), "memory_delta")
+        for group in (new, back, data)
+        for it in rank_items(group, scores)
+        for text in (render_item_line(it),)
+    ]
+    shown, content, tokens = fit_lines(DELTA_HEADER, lines, cap, q.count)
+    shown_ids = {ln.key for ln in shown}
+    if any(it.id not in shown_ids for it in new):
+        return nothing("memory_delta"), (), False
+    if not shown:
+        dropped = [
+            Candidate("item", ln.key, ln.tokens, 0.0, "dropped", "over memory-delta share")
+            for ln in lines
+        ]
+        return nothing("memory_delta", dropped), (), True
+
+    def reason(key: str) -> str:
+        if key in back_ids:
+            return "re-promoted: the current input mentions it"
+        if key in scores and any(it.id == key for it in data):
+            return "tool/assistant data: shown late"
+        return "new since the memory block was laid out"
+
+    candidates = [
+        Candidate(
+            "item",
+            ln.key,
+            ln.tokens,
+            scores[ln.key],
+            ("recalled" if ln.key in back_ids else "kept") if ln.key in shown_ids else "dropped",
+            reason(ln.key) if ln.key in shown_ids else "over memory-delta share",
+            "memory_delta",
+        )
+        for ln in lines
+    ]
+    ids = [ln.key for ln in shown]
+    repromoted = tuple(i for i in ids if i in back_ids)
+    return (
+        Generated(
+            [content], tokens, [Section("memory_delta", tokens, len(shown))], candidates, ids
+        ),
+        repromoted,
+        True,
+    )
+
+
+def plan_memory(
+    q: MemoryQuery,
+    layout: MemoryLayout | None,
+    memory_cap: int,
+    delta_cap: int,
+    p: FullParams,
+) -> MemoryPlan:
+    """The working-memory block and its delta, reusing `layout` when it still holds.
+
+    The layout is laid out again when it is missing, when an item on show is
+    no longer current, when the block no longer fits its share, or when the
+    new items do not fit the delta's share.
+    """
+    by_id = {it.id: it for it in q.items}
+    if layout is not None and any(
+        by_id.get(i) is None or by_id[i].status not in _LIVE for i in layout.stable_ids
+    ):
+        layout = None
+    if layout is not None:
+        stable = _stable(layout, by_id, q, p)
+        delta, back, fits = _delta(layout, q, delta_cap, p)
+        if stable.tokens <= memory_cap and fits:
+            candidates = _account(q, layout, delta, p)
+            if back:
+                # Shown in the delta from now on, until the next layout.
+                layout = replace(
+                    layout,
+                    tiers={**layout.tiers, **dict.fromkeys(back, "active")},
+                    known_ids=layout.known_ids - set(back),
+                )
+            return MemoryPlan(stable, delta, candidates, layout, False, back)
+    layout, back = _rebuild(q, memory_cap, p)
+    stable = _stable(layout, by_id, q, p)
+    delta, more, _ = _delta(layout, q, delta_cap, p)
+    candidates = _account(q, layout, delta, p)
+    return MemoryPlan(stable, delta, candidates, layout, True, (*back, *more))
+
+
+def _status_candidates(q: MemoryQuery) -> list[Candidate]:
+    return [
+        Candidate("item", it.id, 0, 0.0, "dropped", f"status: {it.status}")
+        for it in q.items
+        if it.status not in _LIVE and it.status != "archived"
+    ]
+
+
+def _account(
+    q: MemoryQuery, layout: MemoryLayout, delta: Generated, p: FullParams
+) -> list[Candidate]:
+    """Why each item not on show is not (those on show account for themselves)."""
+    shown = set(layout.stable_ids) | {c.ref for c in delta.candidates}
+    out = _status_candidates(q)
+    for it in q.items:
+        if it.id in shown or it.status not in _LIVE | {"archived"}:
+            continue
+        if not p.include_inferred and not is_user_stated(it):
+            out.append(Candidate("item", it.id, 0, 0.0, "dropped", "inferred items excluded"))
+            continue
+        tier = layout.tiers.get(it.id, "active")
+        if it.status == "archived" or tier != "active":
+            out.append(Candidate("item", it.id, 0, 0.0, *_tier_reason(tier)))
+        else:
+            out.append(Candidate("item", it.id, 0, 0.0, "dropped", "over working-memory share"))
+    return out
+
+
+# --- replay ---------------------------------------------------------------------------
+
+
+def plan_replay(
+    items: Sequence[MemoryItem],
+    notes: Sequence[str],
+    query: Collection[str],
+    cap: int,
+    p: FullParams,
+    count: TokenCounter,
+) -> Generated:
+    """Relevant rules and conflict notes, restated right before the current input.
+
+    Conflict notes go first in priority (an ambiguous change must be raised
+    with the user), replayed rules after them; both are shown in that order
+    too, closest to the input last.
+    """
+    picks = pick_replay(items, query, limit=p.replay_max, threshold=p.replay_threshold)
+    note_lines = [
+        Line(str(i), text, count(text), (0, i, ""), "conflict")
+        for i, note in enumerate(notes)
+        for text in (f"- {CONFLICT_MARK}{one_line(note)}",)
+        if note.strip()
+    ]
+    rules = [
+        Line(it.id, text, count(text), (1, rank, it.id), "replay")
+        for rank, (it, _) in enumerate(picks)
+        for text in (render_item_line(it),)
+    ]
+    shown, content, tokens = fit_lines(REPLAY_HEADER, [*note_lines, *rules], cap, count)
+    shown_keys = {(ln.section, ln.key) for ln in shown}
+    candidates = [
+        Candidate(ln.section, ln.key, ln.tokens, 0.0, "kept", "conflict note", "replay")
+        if (ln.section, ln.key) in shown_keys
+        else Candidate(ln.section, ln.key, ln.tokens, 0.0, "dropped", "over replay share")
+        for ln in note_lines
+    ]
+    for ln, (_, rel) in zip(rules, picks, strict=True):
+        if (ln.section, ln.key) in shown_keys:
+            reason = f"relevant to current input ({rel:.2f})"
+            candidates.append(
+                Candidate("replay", ln.key, ln.tokens, rel, "replayed", reason, "replay")
+            )
+        else:
+            candidates.append(
+                Candidate("replay", ln.key, ln.tokens, rel, "dropped", "over replay share")
+            )
+    item_ids = [ln.key for ln in shown if ln.section == "replay"]
+    contents = [content] if content else []
+    return Generated(
+        contents, tokens, [Section("replay", tokens, len(shown))], candidates, item_ids
+    )
+
+
+# --- summary and recall ---------------------------------------------------------------
+
+
+def plan_summary(
+    chunks: Sequence[SummaryChunk],
+    cap: int,
+    count: TokenCounter,
+    stale: StaleFilter | None,
+    shown: Shown | None = None,
+) -> tuple[Generated, int]:
+    """The rolling summary, one message per chunk, within `cap`; and how many
+    of its lines had to be left out to fit.
+
+    `shown`: item texts the working-memory block already shows verbatim; the
+    summary does not repeat them (the block's layout is stable between
+    rebuilds, so this does not unsettle the summary's text either).
+    """
+    lines = sum(len(c.lines) for c in chunks)
+    if not lines:
+        return nothing("summary"), 0
+    texts, tokens, dropped = fit_chunks(chunks, cap, count, stale, shown)
+    ref = f"{chunks[0].start}-{chunks[-1].upto - 1}"
+    if not texts:
+        cand = Candidate("summary", ref, 0, 0.0, "dropped", "over summary share")
+        return nothing("summary", [cand]), lines
+    reason = "fits summary share" if not dropped else f"{dropped} low-score lines over its share"
+    cand = Candidate("summary", ref, tokens, 0.0, "kept", reason, "summary")
+    return Generated(texts, tokens, [Section("summary", tokens, len(texts))], [cand]), dropped
+
+
+def plan_recall(
+    hits: Sequence[RecallHit],
+    query: Collection[str],
+    cap: int,
+    snippet_chars: int,
+    count: TokenCounter,
+    stale: StaleFilter | None,
+) -> Generated:
+    """Dated snippets of the recalled turns (best first until the share is full),
+    shown in conversation order."""
+    if not hits or cap <= 0:
+        return nothing("recalled")
+    quoted: set[str] = set()
+    lines: list[Line] = []
+    budget = cap - count(RECALL_HEADER) - MESSAGE_OVERHEAD_TOKENS
+    for rank, hit in enumerate(hits):
+        if budget <= 0:
+            break  # the rest could not fit: not worth rendering
+        sentences = snippet(hit.text, query, snippet_chars)
+        if stale:
+            sentences = stale.clean(sentences, quoted, hit.ordinal, hit.role)
+        if not sentences:
+            continue
+        date = f"[{hit.date}] " if hit.date else ""
+        text = f"{date}{hit.role}: {' '.join(sentences)}"
+        line = Line(str(hit.ordinal), text, count(text), (hit.ordinal, rank, ""), "recalled")
+        lines.append(line)
+        if line.tokens + 1 <= budget:
+            budget -= line.tokens + 1
+    shown, content, tokens = fit_lines(RECALL_HEADER, lines, cap, count)
+    shown_keys = {ln.key for ln in shown}
+    scores = {str(h.ordinal): h.score for h in hits}
+    candidates = [
+        Candidate(
+            "turn",
+            ln.key,
+            ln.tokens,
+            scores[ln.key],
+            "recalled" if ln.key in shown_keys else "dropped",
+            "relevant to the current input (BM25)" if ln.key in shown_keys else "over recall share",
+            "recalled",
+        )
+        for ln in lines
+    ]
+    contents = [content] if content else []
+    return Generated(contents, tokens, [Section("recalled", tokens, len(shown))], candidates)

@@ -1,0 +1,286 @@
+"""Keep text the proxy writes from presenting a superseded value as current.
+
+The rolling summary and the recalled turns quote old turns verbatim, and old
+turns hold values the user later changed ("4 nights in Kyoto", "周三前") or
+rules the user withdrew. Working memory knows which: items that are
+`superseded` or `revoked`. A sentence that states such an item is either
+annotated on the same line with the value that replaced it ("… (later
+changed: …)"), or dropped when nothing replaced it (a revoked rule) or the
+replacement is too long to quote.
+
+A sentence "states" an old item when it contains the item's text (or is
+contained in it); for what the user said, also when it repeats a value of
+it that the replacement no longer has (a number, date, ID, amount), repeats
+two adjacent terms of it one of which changed, or shares most of its terms
+including a changed one. The test errs
+towards matching: a false match costs one quoted replacement or one dropped
+sentence of a summary; a miss presents an old value as current.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from policies.segment import clauses
+from policies.text import normalize, terms
+from policies.types import MemoryItem
+from policies.values import extract_values, value_signature
+
+_STALE_STATUSES = frozenset({"superseded", "revoked", "expired"})
+_LIVE = frozenset({"active", "pending"})
+# Replacements longer than this are not quoted: the sentence is dropped.
+MAX_SUCCESSOR_CHARS = 200
+CHANGED_MARK = "(later changed: {})"
+# The version note the admin API writes when an operator edits a value.
+OPERATOR_EDIT = "edited by operator"
+
+
+@lru_cache(maxsize=8192)
+def _terms(text: str) -> tuple[str, ...]:
+    return tuple(terms(text))
+
+
+@lru_cache(maxsize=8192)
+def _signatures(text: str) -> frozenset[str]:
+    return frozenset(value_signature(v) for v in extract_values(text))
+
+
+@dataclass(frozen=True, slots=True)
+class _Old:
+    norm: str
+    terms: frozenset[str]
+    changed: frozenset[str]  # terms the replacement does not have
+    pairs: frozenset[tuple[str, str]]  # adjacent terms, at least one of them changed
+    values: frozenset[str]  # value signatures the replacement does not have
+    stems: frozenset[str]  # changed terms, stemmed, compounds split (for quoted replies)
+    successor: str | None  # the current value, one line (None: revoked, or too long)
+    short: str  # its clause with the new value, for quoting it again
+    # What the user said is matched loosely; what a tool returned or the
+    # assistant inferred only by its own text (a refreshed tool result shares
+    # column names and small numbers with half the conversation).
+    loose: bool
+
+
+def _short_form(new_text: str, old_terms: set[str]) -> str:
+    """The shortest clause of the replacement that says something the old value did not."""
+    parts = [c for c in clauses(new_text) if set(_terms(c)) - old_terms]
+    best = min(parts, key=len) if parts else new_text
+    return _one_line(best)
+
+
+def _stem(term: str) -> str:
+    """Plural and third-person "s" off English words ("tips" ~ "tip")."""
+    return term[:-1] if len(term) > 3 and term.endswith("s") and term.isascii() else term
+
+
+@lru_cache(maxsize=8192)
+def _loose_terms(text: str) -> frozenset[str]:
+    """Stemmed terms, compounds split too ("unittest.mock" also gives "unittest")."""
+    out: set[str] = set()
+    for term in _terms(text):
+        out.add(_stem(term))
+        if term.isascii():
+            out.update(_stem(p) for p in re.split(r"[._/\-]+", term) if len(p) > 2)
+    return frozenset(out)
+
+
+def _distinctive(term: str, length: int) -> bool:
+    """A term specific enough that one occurrence ties a sentence to a value."""
+    return not term.isascii() or any(c.isdigit() for c in term) or len(term) >= length
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _successor(item: MemoryItem, by_id: dict[str, MemoryItem]) -> MemoryItem | None:
+    seen: set[str] = set()
+    current = item
+    while current.superseded_by and current.superseded_by not in seen:
+        seen.add(current.superseded_by)
+        nxt = by_id.get(current.superseded_by)
+        if nxt is None:
+            return None
+        if nxt.status in _LIVE:
+            return nxt
+        current = nxt
+    return None
+
+
+def _old(item: MemoryItem, successor: MemoryItem | None, value: str | None = None) -> _Old:
+    value = item.value if value is None else value
+    old_terms = _terms(value)
+    new_text = successor.value if successor else ""
+    new_terms = set(_terms(new_text))
+    changed = frozenset(t for t in old_terms if t not in new_terms)
+    old_values = extract_values(value)
+    new_values = extract_values(new_text)
+    new_sigs = {value_signature(v) for v in new_values}
+    # When the replacement swaps a value of a kind ("3-year" -> "2-year"), only
+    # values of that kind are stale: an old sentence often states several
+    # facts, and the others ("12 months of fees") still hold.
+    kinds = {v.key for v in new_values}
+    stale_values = [
+        v
+        for v in old_values
+        if value_signature(v) not in new_sigs and (not kinds or v.key in kinds)
+    ]
+    if kinds and stale_values:
+        focus = frozenset(t for v in stale_values for t in _terms(v.text))
+        pairs = frozenset(
+            (a, b) for a, b in itertools.pairwise(old_terms) if a in focus or b in focus
+        )
+        stems = frozenset(_stem(t) for t in focus)
+    else:
+        pairs = frozenset(
+            (a, b) for a, b in itertools.pairwise(old_terms) if a in changed or b in changed
+        )
+        stems = _loose_terms(value) - _loose_terms(new_text)
+    quoted = _one_line(new_text) if successor else ""
+    return _Old(
+        short=_short_form(new_text, set(old_terms)) if successor else "",
+        norm=normalize(value),
+        terms=frozenset(old_terms),
+        changed=changed,
+        pairs=pairs,
+        values=frozenset(value_signature(v) for v in stale_values),
+        stems=stems,
+        successor=quoted if quoted and len(quoted) <= MAX_SUCCESSOR_CHARS else None,
+        loose=item.source == "user",
+    )
+
+
+class StaleFilter:
+    """Built once per request from the session's items; applied per sentence."""
+
+    def __init__(self, items: Iterable[MemoryItem]) -> None:
+        items = list(items)
+        by_id = {it.id: it for it in items}
+        self._old = [
+            _old(it, _successor(it, by_id)) for it in items if it.status in _STALE_STATUSES
+        ]
+        # A value an operator edited is stale too. It was wrong, or not to be
+        # repeated: sentences stating it are dropped, not annotated. (Only
+        # operator edits: the extractor also narrows values in place.)
+        self._old += [
+            replace(_old(it, it, old), successor=None)
+            for it in items
+            if it.status in _LIVE
+            for old in dict.fromkeys(
+                v.value for v in it.versions if v.note.startswith(OPERATOR_EDIT)
+            )
+            if old and old != it.value
+        ]
+        # Where a rule was withdrawn: the withdrawing sentence names the rule
+        # ("you can stop adding packing tips"), and quoting it would only
+        # remind the model of the rule.
+        self._revoked_at: dict[int, list[frozenset[str]]] = {}
+        for it in items:
+            if it.status != "revoked":
+                continue
+            for version in it.versions:
+                if version.note.startswith("revoked"):
+                    stems = frozenset(_stem(t) for t in _terms(it.value))
+                    self._revoked_at.setdefault(version.ordinal, []).append(stems)
+
+    def __bool__(self) -> bool:
+        return bool(self._old or self._revoked_at)
+
+    def _withdraws(self, sentence: str, ordinal: int | None) -> bool:
+        rules = self._revoked_at.get(ordinal) if ordinal is not None else None
+        if not rules:
+            return False
+        own = {_stem(t) for t in _terms(sentence)}
+        return any(len(own & rule) >= 1 for rule in rules)
+
+    def matches(self, sentence: str) -> list[_Old]:
+        """The old items `sentence` states (a sentence may state several)."""
+        if not self._old:
+            return []
+        norm = normalize(sentence)
+        seq = _terms(sentence)
+        own = frozenset(seq)
+        loose = _loose_terms(sentence)
+        sigs = _signatures(sentence)
+        pairs = set(itertools.pairwise(seq))
+        out = []
+        for old in self._old:
+            if old.norm and (old.norm in norm or (len(norm) >= 8 and norm in old.norm)):
+                out.append(old)
+                continue
+            if not old.loose:
+                continue
+            if sigs & old.values or (own & old.changed and pairs & old.pairs):
+                out.append(old)
+                continue
+            shared = len(own & old.terms)
+            if own & old.changed and shared >= 2 and shared >= 0.6 * min(len(own), len(old.terms)):
+                out.append(old)
+                continue
+            # Mentioning the old value itself ("...the quartz isn't the splurge").
+            if any(_distinctive(t, 6) for t in loose & old.stems):
+                out.append(old)
+        return out
+
+    def match(self, sentence: str) -> _Old | None:
+        """The first old item `sentence` states, if any."""
+        found = self.matches(sentence)
+        return found[0] if found else None
+
+    def echoes(self, sentence: str) -> bool:
+        """Whether a sentence (of the assistant) repeats a value the user changed.
+
+        The assistant restates requirements in its own words ("I'll use
+        unittest.mock"), so its sentences are held to a stricter test: two
+        changed terms, or one distinctive one (a number, a long or CJK term).
+        They are dropped, not annotated: the user's own words say it better.
+        """
+        own = _loose_terms(sentence)
+        for old in self._old:
+            if not old.loose:
+                continue
+            shared = own & old.stems
+            if len(shared) >= 2 or any(_distinctive(t, 7) for t in shared):
+                return True
+        return False
+
+    def clean(
+        self,
+        sentences: Sequence[str],
+        quoted: set[str] | None = None,
+        ordinal: int | None = None,
+        role: str = "user",
+    ) -> list[str]:
+        """`sentences` (of turn `ordinal` by `role`) with stale ones annotated or dropped.
+
+        A replacement is quoted in full once per `quoted` set (share one across
+        a section), then by its short form (the clause with the new value).
+        A sentence stating something withdrawn, or replaced by text too long to
+        quote, is dropped.
+        """
+        out: list[str] = []
+        quoted = set() if quoted is None else quoted
+        for sentence in sentences:
+            if self._withdraws(sentence, ordinal):
+                continue
+            if role != "user" and self.echoes(sentence):
+                continue
+            olds = self.matches(sentence)
+            if not olds:
+                out.append(sentence)
+                continue
+            if any(old.successor is None for old in olds):
+                continue
+            notes: list[str] = []
+            for old in olds:
+                assert old.successor is not None
+                note = old.short if old.successor in quoted else old.successor
+                quoted.add(old.successor)
+                if note not in notes:
+                    notes.append(note)
+            out.append(f"{sentence} {CHANGED_MARK.format('; '.join(notes))}")
+        return out

@@ -1,0 +1,186 @@
+"""Per-session lifecycle state: the rolling summary, the recall index, the memory layout.
+
+Runs under the session's ticket, like `MemoryState`. The summary is persisted
+(one `summaries` row per compaction chunk) and cached; the recall index and
+the date labels live in memory only and grow by each request's new turns
+(they are rebuilt from the stored turns after a restart); the working-memory
+layout is a cache-friendliness hint kept in memory (losing it costs one
+rebuilt block, nothing else).
+
+Rollback: a regenerate or an edit rewinds the session to ordinal k; chunks
+covering any turn from k on go (the store drops their rows with the turns),
+and the index forgets those turns. A fork starts with the parent's chunks
+that lie entirely within the shared prefix.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from policies.base import SummarizationPolicy
+from policies.dates import DateLabels
+from policies.recall import RecallIndex
+from policies.summary import DatedTurn, render_chunks, summary_tokens, trim_chunks
+from policies.types import MemoryLayout, RecallHit, SummaryChunk, TokenCounter, Turn
+from proxy.store.repo import SessionRow, Store
+
+
+@dataclass(slots=True)
+class SessionLayers:
+    chunks: list[SummaryChunk]
+    index: RecallIndex = field(default_factory=RecallIndex)
+    labels: DateLabels = field(default_factory=DateLabels)
+    layout: MemoryLayout | None = None
+
+    @property
+    def upto(self) -> int:
+        """Turns before this ordinal are covered by the summary."""
+        return self.chunks[-1].upto if self.chunks else 0
+
+    def rewind(self, ordinal: int) -> None:
+        self.chunks = [c for c in self.chunks if c.upto <= ordinal]
+        self.index.truncate(ordinal)
+        self.labels.truncate(ordinal)
+        self.layout = None
+
+    def dated(self, turns: Sequence[Turn]) -> list[DatedTurn]:
+        return [DatedTurn(t, self.labels.get(t.ordinal)) for t in turns]
+
+
+def _chunk_row(chunk: SummaryChunk, count: TokenCounter) -> tuple[SummaryChunk, str, int]:
+    texts = render_chunks([chunk])
+    text = texts[0].split("\n", 1)[1] if texts else ""  # without the section header
+    return chunk, text, summary_tokens(texts, count)
+
+
+class Lifecycle:
+    def __init__(self, store: Store, cache_sessions: int = 2000) -> None:
+        self.store = store
+        self._cache: OrderedDict[str, SessionLayers] = OrderedDict()
+        self._max = cache_sessions
+
+    def drop(self, session_id: str) -> None:
+        self._cache.pop(session_id, None)
+
+    def rewind(self, session_id: str, ordinal: int) -> None:
+        state = self._cache.get(session_id)
+        if state is not None:
+            state.rewind(ordinal)
+
+    async def state(
+        self,
+        session: SessionRow,
+        turns: Sequence[Turn],
+        rewound_to: int | None,
+        fork_of: int | None,
+    ) -> SessionLayers:
+        """The session's layers, in step with `turns` (the conversation as it is now).
+
+        `rewound_to`: this request discarded turns from that ordinal on.
+        `fork_of`: the session is a fork sharing that many turns with its parent.
+        """
+        state = self._cache.get(session.id)
+        if state is not None:
+            self._cache.move_to_end(session.id)
+            if rewound_to is not None:
+                state.rewind(rewound_to)
+        else:
+            if fork_of is not None and session.parent_id:
+                await self.store.copy_summary_chunks(session.parent_id, session.id, fork_of)
+            chunks = await self.store.load_summary_chunks(session.id)
+            state = SessionLayers([c for c in chunks if c.upto <= len(turns)])
+            created = await self.store.load_created_at(session.id) if turns else []
+            self._index(state, turns, created)
+            self._cache[session.id] = state
+            while len(self._cache) > self._max:
+                self._cache.popitem(last=False)
+            return state
+        if state.index.next_ordinal > len(turns):
+            state.rewind(len(turns))
+        self._index(state, turns, [])
+        return state
+
+    @staticmethod
+    def _index(state: SessionLayers, turns: Sequence[Turn], created: Sequence[float]) -> None:
+        """Index the turns not seen yet (only the new tail on a warm session)."""
+        now = time.time()
+        for turn in turns[state.index.next_ordinal :]:
+            stamp = created[turn.ordinal] if turn.ordinal < len(created) else now
+            state.labels.add(turn.text, stamp)
+            state.index.add(turn.ordinal, turn.text)
+
+    @staticmethod
+    def recall(
+        state: SessionLayers,
+        turns: Sequence[Turn],
+        query: frozenset[str],
+        *,
+        limit: int,
+        min_score: float,
+    ) -> list[RecallHit]:
+        """Summarised turns relevant to `query`, best first (dated)."""
+        if not query or state.upto <= 0:
+            return []
+        hits = state.index.search(query, limit=limit, before=state.upto)
+        out = []
+        for ordinal, score in hits:
+            if score < min_score or ordinal >= len(turns):
+                continue
+            turn = turns[ordinal]
+            if turn.role not in ("user", "assistant") or not turn.text.strip():
+                continue
+            out.append(RecallHit(ordinal, turn.role, state.labels.get(ordinal), turn.text, score))
+        return out
+
+    async def compact(
+        self,
+        session_id: str,
+        state: SessionLayers,
+        turns: Sequence[Turn],
+        upto: int,
+        summarizer: SummarizationPolicy,
+        cap: int,
+        count: TokenCounter,
+    ) -> SummaryChunk:
+        """Summarise turns [state.upto, upto) into a new chunk and persist it.
+
+        Incremental: the previous chunks are kept as they are, the new one is
+        appended after them.
+        """
+        start = state.upto
+        evicted = state.dated([t for t in turns[start:upto] if start <= t.ordinal < upto])
+        chunk = summarizer.summarize(state.chunks, evicted, start, upto)
+        await self.store.replace_summary_chunks(
+            session_id, [_chunk_row(chunk, count)], from_upto=start
+        )
+        state.chunks = [*state.chunks, chunk]
+        return chunk
+
+    async def trim(
+        self, session_id: str, state: SessionLayers, target: int, count: TokenCounter
+    ) -> None:
+        """The summary outgrew its cap: merge it into one chunk of `target` tokens
+        (lowest-scoring lines go first; their turns stay findable by recall).
+
+        Down to a low-water mark, so that the next compactions append again.
+        """
+        trimmed = list(trim_chunks(state.chunks, target, count))
+        await self.store.replace_summary_chunks(session_id, [_chunk_row(c, count) for c in trimmed])
+        state.chunks = trimmed
+
+    async def replace_chunk(
+        self, session_id: str, state: SessionLayers, chunk: SummaryChunk, count: TokenCounter
+    ) -> bool:
+        """Swap in a better chunk for the same span (the LLM summariser's); False if
+        that span is no longer a chunk of its own (trimmed or rolled back since)."""
+        for i, old in enumerate(state.chunks):
+            if (old.start, old.upto) == (chunk.start, chunk.upto):
+                previous = state.chunks[i - 1].upto if i else 0
+                rows = [_chunk_row(c, count) for c in (chunk, *state.chunks[i + 1 :])]
+                await self.store.replace_summary_chunks(session_id, rows, from_upto=previous)
+                state.chunks = [*state.chunks[:i], chunk, *state.chunks[i + 1 :]]
+                return True
+        return False
