@@ -36,6 +36,7 @@ def create_app(settings: Settings) -> FastAPI:
         request_log = RequestLog(
             store,
             store_content=settings.log.store_content,
+            retention_days=settings.log.retention_days,
             secrets=[s for s in secrets if s] + upstream.secrets,
         )
         request_log.start()

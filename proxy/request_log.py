@@ -8,6 +8,7 @@ the queue (shutdown, tests, `eval`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -29,7 +30,16 @@ def redact_text(text: str, secrets: list[str]) -> str:
 
 
 class RequestLog:
-    def __init__(self, store: Store, *, store_content: bool, secrets: list[str]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        store_content: bool,
+        secrets: list[str],
+        retention_days: int = 0,
+    ) -> None:
+        self.retention_days = retention_days
+        self._purger: asyncio.Task[None] | None = None
         self.store = store
         self.store_content = store_content
         self.secrets = secrets
@@ -42,6 +52,24 @@ class RequestLog:
     def start(self) -> None:
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="request-log-writer")
+        if self.retention_days > 0 and self._purger is None:
+            self._purger = asyncio.create_task(self._purge_forever(), name="request-log-purge")
+
+    async def purge(self) -> int:
+        """Drop records older than `log.retention_days` (0 keeps everything)."""
+        if self.retention_days <= 0:
+            return 0
+        return await self.store.purge_requests(time.time() - self.retention_days * 86400)
+
+    async def _purge_forever(self) -> None:
+        while True:
+            try:
+                removed = await self.purge()
+                if removed:
+                    log.info("purged %d request records past retention", removed)
+            except Exception:  # the store may be briefly unavailable; try again later
+                log.exception("request record purge failed")
+            await asyncio.sleep(3600)
 
     def submit(self, row: dict[str, Any]) -> None:
         self._pending += 1
@@ -63,6 +91,11 @@ class RequestLog:
         await self._idle.wait()
 
     async def close(self) -> None:
+        if self._purger is not None:
+            self._purger.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._purger
+            self._purger = None
         await self.flush()
         if self._task is not None:
             self._queue.put_nowait(None)

@@ -514,6 +514,14 @@ class Store:
             async with self._begin() as conn:
                 await conn.execute(insert(t.requests), list(rows))
 
+    async def purge_requests(self, older_than: float) -> int:
+        """Delete request records created before `older_than` (log.retention_days)."""
+        async with self._begin() as conn:
+            result = await conn.execute(
+                delete(t.requests).where(t.requests.c.created_at < older_than)
+            )
+        return int(result.rowcount or 0)
+
     async def get_request(self, request_id: str) -> dict[str, Any] | None:
         async with self.engine.connect() as conn:
             row = (

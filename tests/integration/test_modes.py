@@ -100,3 +100,15 @@ async def test_metrics_count_requests_and_tokens(proxy: Any) -> None:
     assert 'memproxy_requests_total{mode="managed",status="200"} 1' in text
     assert "memproxy_saved_tokens_total" in text
     assert 'memproxy_request_seconds_count{mode="managed"} 1' in text
+
+
+async def test_records_past_retention_are_purged(proxy_factory: Any) -> None:
+    harness = await proxy_factory(log={"retention_days": 7})
+    resp = await harness.chat([SYSTEM, {"role": "user", "content": "hello"}])
+    await harness.settle()
+    store = harness.services.store
+    request_id = resp.headers["X-Memory-Request-Id"]
+    assert await store.get_request(request_id) is not None
+    assert await harness.services.request_log.purge() == 0  # fresh: kept
+    await store.purge_requests(older_than=10**12)  # as if 7 days had passed
+    assert await store.get_request(request_id) is None
