@@ -66,9 +66,9 @@ class _Old:
 
 
 def _short_form(new_text: str, old_terms: set[str]) -> str:
-    """The shortest clause of the replacement that says something the old value did not."""
-    parts = [c for c in clauses(new_text) if set(_terms(c)) - old_terms]
-    best = min(parts, key=len) if parts else new_text
+    """The clause of the replacement that says most of what the old value did not."""
+    scored = [(len(set(_terms(c)) - old_terms), -len(c), c) for c in clauses(new_text)]
+    best = max(scored)[2] if scored and max(scored)[0] else new_text
     return _one_line(best)
 
 

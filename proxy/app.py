@@ -31,7 +31,7 @@ def create_app(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = await Store.open(settings.memory.database_url)
         upstream = Upstream(settings)
-        upstream.load()
+        upstream.load_in_background()
         secrets = [*settings.server.api_keys, settings.server.admin_key or ""]
         request_log = RequestLog(
             store,

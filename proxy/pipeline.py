@@ -208,6 +208,7 @@ class Pipeline:
             ) from None
 
     async def prepare(self, req: ChatRequest, ctx: RequestContext) -> Prepared:
+        await self.upstream.ready()
         target = self.upstream.resolve(req.model)
         mode, preset = self._mode(ctx.mode_header), self._preset(ctx.policy_header)
         budget = self._budget(req, ctx, target)
