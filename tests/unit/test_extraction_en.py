@@ -7,12 +7,9 @@ not the eval scenarios', to test the phenomenon rather than the samples.
 
 from __future__ import annotations
 
-from itertools import count
-from typing import Any
-
-from policies.extraction import RuleExtractor
-from policies.memory import active_items, apply_extraction, render_item
-from policies.types import Conflict, Extraction, ExtractionContext, MemoryItem, Turn
+from policies.memory import active_items, render_item
+from policies.types import Conflict, Extraction, MemoryItem
+from tests.unit.extraction_support import fold_messages
 
 SYSTEM = "You are a helpful assistant for planning, writing and coding tasks."
 
@@ -20,20 +17,7 @@ SYSTEM = "You are a helpful assistant for planning, writing and coding tasks."
 def fold(
     messages: list[tuple[str, str]], system: str = SYSTEM
 ) -> tuple[list[MemoryItem], list[Extraction]]:
-    """Run every message through the extractor in order, like the proxy does."""
-    extractor = RuleExtractor()
-    ids = count(1)
-    items: list[MemoryItem] = []
-    extractions: list[Extraction] = []
-    user_index = 0
-    for ordinal, (role, text) in enumerate(messages):
-        raw: dict[str, Any] = {"role": role, "content": text}
-        ctx = ExtractionContext(system, tuple(items), user_index, lambda: f"i{next(ids)}")
-        extraction = extractor.extract(Turn(ordinal, role, text, raw, len(text) // 4), ctx)
-        extractions.append(extraction)
-        items = apply_extraction(items, extraction, ordinal)
-        user_index += role == "user"
-    return items, extractions
+    return fold_messages(messages, system)
 
 
 def block(items: list[MemoryItem]) -> str:

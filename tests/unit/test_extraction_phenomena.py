@@ -7,15 +7,12 @@ extractor used to miss, and checks it on phrasings written for this file
 
 from __future__ import annotations
 
-from itertools import count
-from typing import Any
-
 from policies.cues import contrast_terms, is_question, read_cues, recap_request
-from policies.extraction import RuleExtractor
 from policies.matching import weighted_terms
-from policies.memory import active_items, apply_extraction
-from policies.types import Extraction, ExtractionContext, MemoryItem, Turn
+from policies.memory import active_items
+from policies.types import Extraction, MemoryItem
 from policies.values import extract_values
+from tests.unit.extraction_support import fold_messages
 
 SYSTEM_EN = "You are a helpful assistant for planning, writing and everyday tasks."
 SYSTEM_ZH = "你是一个贴心的生活助手，帮用户做计划、写东西、安排日常事务。"
@@ -24,19 +21,7 @@ SYSTEM_ZH = "你是一个贴心的生活助手，帮用户做计划、写东西�
 def fold(
     messages: list[tuple[str, str]], system: str = SYSTEM_EN
 ) -> tuple[list[MemoryItem], list[Extraction]]:
-    extractor = RuleExtractor()
-    ids = count(1)
-    items: list[MemoryItem] = []
-    extractions: list[Extraction] = []
-    user_index = 0
-    for ordinal, (role, text) in enumerate(messages):
-        raw: dict[str, Any] = {"role": role, "content": text}
-        ctx = ExtractionContext(system, tuple(items), user_index, lambda: f"i{next(ids)}")
-        extraction = extractor.extract(Turn(ordinal, role, text, raw, len(text) // 4), ctx)
-        extractions.append(extraction)
-        items = apply_extraction(items, extraction, ordinal)
-        user_index += role == "user"
-    return items, extractions
+    return fold_messages(messages, system)
 
 
 def live(items: list[MemoryItem]) -> list[str]:

@@ -6,13 +6,10 @@ revisions and revocations the way people type them in chat.
 
 from __future__ import annotations
 
-from itertools import count
-from typing import Any
-
-from policies.extraction import RuleExtractor
-from policies.memory import active_items, apply_extraction, render_item, rollback
-from policies.types import Extraction, ExtractionContext, MemoryItem, Turn
+from policies.memory import active_items, render_item, rollback
+from policies.types import Extraction, MemoryItem
 from policies.values import extract_values
+from tests.unit.extraction_support import fold_messages
 
 SYSTEM = "你是一个贴心的生活和工作助理，帮用户规划活动、整理要求。"
 
@@ -20,20 +17,7 @@ SYSTEM = "你是一个贴心的生活和工作助理，帮用户规划活动、�
 def fold(
     messages: list[tuple[str, str]], system: str = SYSTEM
 ) -> tuple[list[MemoryItem], list[Extraction]]:
-    """Run every message through the extractor in order, like the proxy does."""
-    extractor = RuleExtractor()
-    ids = count(1)
-    items: list[MemoryItem] = []
-    extractions: list[Extraction] = []
-    user_index = 0
-    for ordinal, (role, text) in enumerate(messages):
-        raw: dict[str, Any] = {"role": role, "content": text}
-        ctx = ExtractionContext(system, tuple(items), user_index, lambda: f"i{next(ids)}")
-        extraction = extractor.extract(Turn(ordinal, role, text, raw, len(text)), ctx)
-        extractions.append(extraction)
-        items = apply_extraction(items, extraction, ordinal)
-        user_index += role == "user"
-    return items, extractions
+    return fold_messages(messages, system)
 
 
 def block(items: list[MemoryItem]) -> str:

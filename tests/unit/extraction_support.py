@@ -1,0 +1,29 @@
+"""Shared by the extractor tests: run messages through RuleExtractor like the proxy does."""
+
+from __future__ import annotations
+
+from itertools import count
+from typing import Any
+
+from policies.extraction import RuleExtractor
+from policies.memory import apply_extraction
+from policies.types import Extraction, ExtractionContext, MemoryItem, Turn
+
+
+def fold_messages(
+    messages: list[tuple[str, str]], system: str
+) -> tuple[list[MemoryItem], list[Extraction]]:
+    """Every (role, text) in order; returns the final items and each extraction."""
+    extractor = RuleExtractor()
+    ids = count(1)
+    items: list[MemoryItem] = []
+    extractions: list[Extraction] = []
+    user_index = 0
+    for ordinal, (role, text) in enumerate(messages):
+        raw: dict[str, Any] = {"role": role, "content": text}
+        ctx = ExtractionContext(system, tuple(items), user_index, lambda: f"i{next(ids)}")
+        extraction = extractor.extract(Turn(ordinal, role, text, raw, len(text) // 4), ctx)
+        extractions.append(extraction)
+        items = apply_extraction(items, extraction, ordinal)
+        user_index += role == "user"
+    return items, extractions
