@@ -7,7 +7,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -17,43 +16,12 @@ import pytest
 import yaml
 
 from tests.conftest import make_config
-from tests.e2e.test_openai_sdk import _free_port
+from tests.e2e.serving import free_port, serve
 
 pytestmark = pytest.mark.e2e
 
 CLIENTS = 8
 CYCLES = int(os.environ.get("MEMPROXY_TEST_KILL_CYCLES", "2"))
-
-
-def _serve(config_path: Path, port: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "proxy.cli",
-            "serve",
-            "--config",
-            str(config_path),
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    # Generous: start-up imports litellm (~5 s idle, much more on a loaded 2-core box).
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                return proc
-        except httpx.TransportError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("memproxy did not start")
 
 
 class Client:
@@ -113,11 +81,11 @@ def test_kill_and_restart_keeps_every_acknowledged_turn(stub: Any, tmp_path: Pat
     db = tmp_path / "crash.db"
     config_path = tmp_path / "config.yaml"
     config_path.write_text(yaml.safe_dump(make_config(stub.url, db)))
-    port = _free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     clients = [Client(n) for n in range(CLIENTS)]
     for _ in range(CYCLES):
-        proc = _serve(config_path, port)
+        proc = serve(config_path, port)
 
         async def load_then_kill(proc: subprocess.Popen[bytes] = proc) -> None:
             loop = asyncio.get_running_loop()
@@ -136,7 +104,7 @@ def test_kill_and_restart_keeps_every_acknowledged_turn(stub: Any, tmp_path: Pat
             # At most the unacknowledged user turn of the request in flight follows.
             assert len(stored) - len(acknowledged) in (0, 1)
     # After the last restart every session continues where it was.
-    proc = _serve(config_path, port)
+    proc = serve(config_path, port)
     try:
 
         async def finish() -> None:

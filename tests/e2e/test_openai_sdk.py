@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,14 +15,9 @@ import yaml
 
 from proxy.stub_upstream import Fault
 from tests.conftest import make_config
+from tests.e2e.serving import free_port, serve
 
 pytestmark = pytest.mark.e2e
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -34,39 +26,10 @@ def served(stub: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
     config = make_config(stub.url, tmp / "memproxy.db", server={"request_timeout_s": 5})
     config_path = tmp / "config.yaml"
     config_path.write_text(yaml.safe_dump(config))
-    port = _free_port()
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "proxy.cli",
-            "serve",
-            "--config",
-            str(config_path),
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    port = free_port()
+    proc = serve(config_path, port)
     try:
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                out = proc.stdout.read().decode() if proc.stdout else ""
-                pytest.fail(f"memproxy serve did not come up:\n{out}")
-            time.sleep(0.1)
-        yield base
+        yield f"http://127.0.0.1:{port}"
     finally:
         proc.terminate()
         proc.wait(timeout=10)
