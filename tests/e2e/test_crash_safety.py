@@ -101,8 +101,9 @@ def test_kill_and_restart_keeps_every_acknowledged_turn(stub: Any, tmp_path: Pat
             stored = _stored(db, client.session)
             acknowledged = [(m["role"], m["content"]) for m in client.history[1:]]
             assert stored[: len(acknowledged)] == acknowledged
-            # At most the unacknowledged user turn of the request in flight follows.
-            assert len(stored) - len(acknowledged) in (0, 1)
+            # At most the request in flight follows: its user turn, and its answer if the
+            # kill came after the answer was stored but before the client read it.
+            assert len(stored) - len(acknowledged) in (0, 1, 2)
     # After the last restart every session continues where it was.
     proc = serve(config_path, port)
     try:
