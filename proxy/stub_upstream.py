@@ -10,6 +10,7 @@ stream cut mid-way. It runs in a background thread with its own event loop.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import socket
 import threading
@@ -24,6 +25,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from proxy.tokens import TokenCounter
 
 Reply = dict[str, Any]  # an assistant message: {"content": ...} or {"tool_calls": [...]}
 
@@ -88,13 +91,27 @@ def _default_reply(body: dict[str, Any]) -> Reply:
     return {"content": f"echo: {_last_prompt_text(body)}"}
 
 
+@functools.cache
+def _counter() -> TokenCounter:
+    """Built on first use: tiktoken loads its BPE file then, not at import."""
+    return TokenCounter("cl100k_base")
+
+
+def _text(content: Any) -> str:
+    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+
+
 def _usage(body: dict[str, Any], reply: Reply) -> dict[str, int]:
-    prompt = max(1, len(json.dumps(body.get("messages"), ensure_ascii=False)) // 4)
-    completion = max(1, len(json.dumps(reply, ensure_ascii=False)) // 4)
+    """Usage counted as a provider would (cl100k, 4 tokens of framing per
+    message), so costs computed from it compare fairly across prompts."""
+    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    prompt = sum(_counter()(_text(m.get("content") or "")) + 4 for m in messages)
+    answer = reply if reply.get("tool_calls") else reply.get("content") or ""
+    completion = _counter()(_text(answer))
     return {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": prompt + completion,
+        "prompt_tokens": max(1, prompt),
+        "completion_tokens": max(1, completion),
+        "total_tokens": max(1, prompt) + max(1, completion),
     }
 
 
