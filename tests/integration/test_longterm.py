@@ -1,0 +1,167 @@
+"""Long-term memory over HTTP: one user's conversations, as the upstream receives them.
+
+Conversation 1 states a preference; conversation 2 (a new chat of the same user
+and tenant) gets it as labelled background, and no other user or tenant ever
+does. What the stub upstream received is the assertion point.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from policies.backfill import BACKFILL_HEADER
+
+KEYS = ["key-tenant-a", "key-tenant-b"]
+SYSTEM = {"role": "system", "content": "You are a helpful travel and shopping assistant."}
+TODAY = time.strftime("%Y-%m-%d", time.gmtime())
+
+
+def auth(key: str, user: str | None = None) -> dict[str, str]:
+    headers = {"Authorization": f"Bearer {key}"}
+    if user is not None:
+        headers["X-Memory-User"] = user
+    return headers
+
+
+async def converse(
+    proxy: Any, turns: list[str], headers: dict[str, str], **body: Any
+) -> list[dict[str, Any]]:
+    """One conversation, turn by turn; returns the full history."""
+    history: list[dict[str, Any]] = [SYSTEM]
+    for text in turns:
+        history.append({"role": "user", "content": text})
+        resp = await proxy.chat(history, headers=headers, **body)
+        assert resp.status_code == 200, resp.text
+        history.append(resp.json()["choices"][0]["message"])
+    await proxy.settle()
+    return history
+
+
+def background(stub: Any) -> list[str]:
+    """The background block of the last forwarded request, line by line ([] if none)."""
+    blocks = [
+        str(m["content"])
+        for m in stub.received[-1].body["messages"]
+        if m["role"] == "system" and str(m["content"]).startswith(BACKFILL_HEADER)
+    ]
+    assert len(blocks) <= 1
+    return blocks[0].splitlines()[1:] if blocks else []
+
+
+@pytest.fixture
+async def tenants(proxy_factory: Any) -> Any:
+    return await proxy_factory(server={"api_keys": KEYS, "admin_key": "adm-key-7"})
+
+
+PREFERENCE = [
+    "I'm planning a weekend in Lisbon next month.",
+    "Always book non-smoking rooms for me.",
+    "Thanks, that's all for now.",
+]
+
+
+async def test_preference_reaches_a_later_conversation_of_the_same_user_only(
+    tenants: Any, stub_upstream: Any
+) -> None:
+    await converse(tenants, PREFERENCE, auth(KEYS[0], "alice"))
+    ask = ["Please book a hotel room in Porto for two nights in May."]
+
+    await converse(tenants, ask, auth(KEYS[0], "alice"))
+    lines = background(stub_upstream)
+    assert lines == [
+        f"- long-term rule, from an earlier conversation on {TODAY}: "
+        "Always book non-smoking rooms for me."
+    ]
+    forwarded = stub_upstream.received[-1].body["messages"]
+    # Background sits right before the current input, after the client's system prompt.
+    assert forwarded[0] == SYSTEM
+    assert forwarded[-1] == {"role": "user", "content": ask[0]}
+
+    # The same user id in another tenant, and another user in the same tenant: nothing.
+    await converse(tenants, [*ask, "Two adults."], auth(KEYS[1], "alice"))
+    assert background(stub_upstream) == []
+    await converse(tenants, [*ask, "One adult."], auth(KEYS[0], "bob"))
+    assert background(stub_upstream) == []
+    # No user scope at all: nothing crosses conversations.
+    await converse(tenants, [*ask, "Three adults."], auth(KEYS[0]))
+    assert background(stub_upstream) == []
+
+
+async def test_the_request_user_field_is_a_scope_too(tenants: Any, stub_upstream: Any) -> None:
+    await converse(tenants, PREFERENCE, auth(KEYS[0]), user="carol")
+    await converse(tenants, ["Find me a room in Madrid for Friday."], auth(KEYS[0]), user="carol")
+    assert any("non-smoking rooms" in line for line in background(stub_upstream))
+
+
+async def test_a_contradicting_rule_of_the_current_conversation_wins(
+    tenants: Any, stub_upstream: Any
+) -> None:
+    headers = auth(KEYS[0], "dana")
+    await converse(
+        tenants,
+        [
+            "I order office supplies every month.",
+            "Please always ship my orders by standard shipping, never express.",
+        ],
+        headers,
+    )
+    current = "Use express shipping instead for this order of printer paper."
+    await converse(tenants, [current], headers)
+    assert background(stub_upstream) == [
+        f"- long-term rule, from an earlier conversation on {TODAY}: usually: Please always "
+        f"ship my orders by standard shipping, never express.; this conversation: {current}"
+    ]
+    # The current request is what the upstream reads last, as the client sent it.
+    assert stub_upstream.received[-1].body["messages"][-1]["content"] == current
+    record = await latest_record(tenants)
+    shown = [c for c in record["managed"]["candidates"] if c["kind"] == "longterm"]
+    assert [c["decision"] for c in shown] == ["recalled"]
+    assert "this conversation overrides it" in shown[0]["reason"]
+    assert record["long_term"]["conflicts"]
+
+
+async def test_chinese_preference_carries_over_and_irrelevant_items_stay_out(
+    tenants: Any, stub_upstream: Any
+) -> None:
+    headers = auth(KEYS[0], "erin")
+    await converse(tenants, ["下个月我要去杭州出差。", "以后订酒店都选无烟房。"], headers)
+    await converse(tenants, ["帮我订一下杭州的酒店，下周五入住两晚。"], headers)
+    assert background(stub_upstream) == [
+        f"- long-term rule, from an earlier conversation on {TODAY}: 以后订酒店都选无烟房。"
+    ]
+    # A conversation about something else gets no background at all.
+    await converse(tenants, ["How do Python list comprehensions work?"], headers)
+    assert background(stub_upstream) == []
+    record = await latest_record(tenants)
+    assert record["managed"]["passthrough"] is True
+    assert [s["name"] for s in record["managed"]["sections"]] == ["system", "recent", "tail"]
+
+
+async def latest_record(proxy: Any) -> dict[str, Any]:
+    admin = {"Authorization": "Bearer adm-key-7"}
+    rows = (await proxy.client.get("/memory/requests?limit=1", headers=admin)).json()["data"]
+    detail = await proxy.client.get(f"/memory/requests/{rows[0]['id']}", headers=admin)
+    return detail.json()["record"]  # type: ignore[no-any-return]
+
+
+async def test_a_long_term_store_outage_leaves_chat_working(
+    tenants: Any, stub_upstream: Any, tmp_path: Path
+) -> None:
+    headers = auth(KEYS[0], "frank")
+    with sqlite3.connect(tmp_path / "memproxy.db") as conn:
+        conn.execute("DROP TABLE long_term_items")
+    await converse(tenants, PREFERENCE, headers)  # consolidation fails in the background
+    history = await converse(tenants, ["Please book a hotel room in Porto."], headers)
+    assert history[-1]["role"] == "assistant"
+    assert background(stub_upstream) == []
+    longterm = tenants.services.pipeline.longterm
+    assert longterm.failures >= 1
+    assert longterm.consolidated == 0
+    record = await latest_record(tenants)
+    reasons = [c["reason"] for c in record["managed"]["candidates"] if c["kind"] == "longterm"]
+    assert reasons == ["long-term store unavailable: OperationalError"]
