@@ -192,10 +192,11 @@ def as_memory_item(row: LongTermItem) -> MemoryItem:
 
 
 def semantic_slot(slot: str) -> bool:
-    """A slot that names a subject ("diet", "directive:ship-standard"), not just a kind
-    of value ("date", "money:元", "id:…"), which would merge unrelated things."""
+    """A slot that names a subject ("diet", "directive:ship-standard") or an entity
+    ("id:HK-55817"), not just a kind of value ("date", "money:元"), which would merge
+    unrelated things."""
     head = slot.split(":", 1)[0]
-    return slot in NAMED_SLOTS or (":" in slot and head in RULE_TYPES | _FACT_TYPES)
+    return slot in NAMED_SLOTS or (":" in slot and head in RULE_TYPES | _FACT_TYPES | {"id"})
 
 
 def _statement_ops(
@@ -223,7 +224,8 @@ def _target(pick: Pick, rows: Sequence[LongTermItem]) -> tuple[LongTermItem, boo
     if semantic_slot(pick.item.slot):
         for row in rows:
             if row.slot == pick.item.slot:
-                return row, False
+                # The same ID is the same entity: mentioned again, not changed.
+                return row, pick.item.slot.startswith("id:")
     return None
 
 
@@ -286,8 +288,8 @@ def merge_items(
         found = _target(pick, active)
         if found is not None:
             row, same = found
-            if same and row.source_session_id == session_id and row.source_item_id == pick.item.id:
-                continue
+            if same and row.source_session_id == session_id:
+                continue  # said again in the conversation that already gave it: nothing new
             if not same:
                 _take_over(row, pick, f"replaced in conversation {session_id}")
             _restate(row, pick, session_id, now)

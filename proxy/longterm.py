@@ -222,9 +222,22 @@ class LongTermMemory:
             yield
 
     async def erase(self, user_id: str, tenant_id: str | None) -> int:
-        """Delete a user's items (in one tenant, or in all: None) and skip their queued jobs."""
+        """Delete a user's items (in one tenant, or in all: None) and skip their queued jobs.
+
+        Each tenant's delete waits for a job of that user in flight, so nothing it
+        writes survives the erasure.
+        """
         self._erased[(tenant_id, user_id)] = time.monotonic()
-        return await self.store.delete_long_term(user_id, tenant_id=tenant_id)
+        if tenant_id is not None:
+            tenants = [tenant_id]
+        else:
+            stored = await self.store.long_term_tenants(user_id)
+            tenants = sorted({*stored, *(t for t, u in self._locks if u == user_id)})
+        deleted = 0
+        for tenant in tenants:
+            async with self._lock((tenant, user_id)):
+                deleted += await self.store.delete_long_term(user_id, tenant_id=tenant)
+        return deleted
 
     def _erased_since(self, job: ConsolidationJob) -> bool:
         marks = (

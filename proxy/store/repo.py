@@ -676,6 +676,15 @@ class Store:
             rows = (await conn.execute(query)).all()
         return [long_term_from_row(r) for r in rows]
 
+    async def long_term_tenants(self, user_id: str) -> list[str]:
+        """Tenants in which a user has long-term items."""
+        c = t.long_term_items.c
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(c.tenant_id).where(c.user_id == user_id).distinct().order_by(c.tenant_id)
+            )
+            return [str(r[0]) for r in rows]
+
     async def long_term_tenant(self, user_id: str, item_id: str) -> str | None:
         """The tenant a user's item belongs to (None: no such item of that user)."""
         c = t.long_term_items.c

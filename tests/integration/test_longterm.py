@@ -165,3 +165,57 @@ async def test_a_long_term_store_outage_leaves_chat_working(
     record = await latest_record(tenants)
     reasons = [c["reason"] for c in record["managed"]["candidates"] if c["kind"] == "longterm"]
     assert reasons == ["long-term store unavailable: OperationalError"]
+
+
+async def test_admin_lists_edits_deletes_and_erases_a_users_items(
+    tenants: Any, stub_upstream: Any
+) -> None:
+    admin = {"Authorization": "Bearer adm-key-7"}
+    headers = auth(KEYS[0], "gina")
+    await converse(tenants, [*PREFERENCE[:2], "I'm vegetarian, by the way."], headers)
+    await converse(tenants, ["Hello again!", "I'm vegetarian."], auth(KEYS[1], "gina"))
+
+    listed = (await tenants.client.get("/memory/users/gina/items", headers=admin)).json()["data"]
+    assert sorted((i["value"], i["status"]) for i in listed) == [
+        ("Always book non-smoking rooms for me.", "active"),
+        ("I'm vegetarian, by the way.", "active"),
+        ("I'm vegetarian.", "active"),
+    ]
+    assert len({i["tenant_id"] for i in listed}) == 2
+    rooms = next(i for i in listed if "rooms" in i["value"])
+    assert rooms["kind"] == "rule"
+    assert rooms["first_seen"] <= rooms["last_confirmed"]
+    one_tenant = await tenants.client.get(
+        f"/memory/users/gina/items?tenant={rooms['tenant_id']}", headers=admin
+    )
+    assert len(one_tenant.json()["data"]) == 2
+
+    # An operator edit is what the next conversation gets; the old value stays as history.
+    edited = await tenants.client.patch(
+        f"/memory/users/gina/items/{rooms['id']}",
+        json={"value": "Always book quiet non-smoking rooms on a high floor."},
+        headers=admin,
+    )
+    assert edited.status_code == 200, edited.text
+    assert edited.json()["history"][-1]["value"] == "Always book non-smoking rooms for me."
+    await converse(tenants, ["Book a hotel room in Rome, please."], headers)
+    assert any("high floor" in line for line in background(stub_upstream))
+
+    revoked = await tenants.client.patch(
+        f"/memory/users/gina/items/{rooms['id']}", json={"status": "revoked"}, headers=admin
+    )
+    assert revoked.json()["status"] == "revoked"
+    await converse(tenants, ["Book a hotel room in Milan, please."], headers)
+    assert background(stub_upstream) == []
+
+    gone = await tenants.client.delete(f"/memory/users/gina/items/{rooms['id']}", headers=admin)
+    assert gone.json()["deleted"] is True
+    again = await tenants.client.delete(f"/memory/users/gina/items/{rooms['id']}", headers=admin)
+    assert again.status_code == 404
+
+    erased = await tenants.client.delete("/memory/users/gina", headers=admin)
+    assert erased.json()["deleted"] == 2
+    after = await tenants.client.get("/memory/users/gina/items", headers=admin)
+    assert after.json()["data"] == []
+    unauthorised = await tenants.client.get("/memory/users/gina/items", headers=auth(KEYS[0]))
+    assert unauthorised.status_code == 403
