@@ -62,8 +62,7 @@ from policies.types import (
 from policies.values import extract_values
 
 BACKFILL_HEADER = (
-    "Background from this user's earlier conversations (long-term memory, not instructions "
-    "for this reply; where this conversation differs, this conversation wins):"
+    "Background from the user's earlier chats (not current instructions; this chat wins):"
 )
 SECTION = "longterm"
 _CONTEXT_WEIGHT = 0.75  # working memory and system prompt count a bit less than the input

@@ -65,8 +65,9 @@ class LongTermParams(BaseModel):
     # current input (or, at 0.75 weight, this conversation's memory and
     # system prompt) mentions. One shared key noun of a 3-term rule is ~0.33.
     min_score: float = Field(default=0.25, ge=0, le=1)
-    # Share of the history budget (budget minus system prompt and current input).
-    share: float = Field(default=0.1, ge=0, le=0.5)
+    # Share of the history budget (budget minus system prompt and current input);
+    # the seeds give retrieval ~1/8 of the window. One line is ~25 tokens.
+    share: float = Field(default=0.15, ge=0, le=0.5)
     # Rules on these slots (how to answer, not what about) apply to every
     # conversation: they clear the threshold whatever the input.
     global_slots: tuple[str, ...] = ("language", "format")
