@@ -68,6 +68,8 @@ SECTION = "longterm"
 _CONTEXT_WEIGHT = 0.75  # working memory and system prompt count a bit less than the input
 _LIVE = frozenset({"active", "pending"})
 _CURRENT_RULES = RULE_TYPES | {"goal"}
+# The revision rules are the costly check: only this many latest items go through it.
+_RESOLVER_ITEMS = 20
 _LABELS = {"rule": "rule", "preference": "preference", "decision": "decision",
            "entity": "fact", "confirmed": "note (confirmed by the user)"}  # fmt: skip
 
@@ -182,28 +184,41 @@ def _differs(old: str, new: str) -> bool:
     )
 
 
-def _conflict(
-    row: LongTermItem, current: Sequence[MemoryItem], idf: Idf, conflict_min: float
-) -> MemoryItem | None:
-    """The item of this conversation that says something else on the row's subject."""
-    live = [as_memory_item(row)]
-    bag = content_terms(row.value)
-    for it in sorted(current, key=lambda i: -i.source_ordinal):  # the latest word first
-        if semantic_slot(row.slot) and it.slot == row.slot:
-            return it
-        # This conversation's request (its goal) overrides a standing rule as much as a
-        # rule does, when it is about the same subject and says something else about it.
-        rules = it.type in _CURRENT_RULES and row.type in RULE_TYPES
-        about_it = rules and covered(content_terms(it.value), bag, idf) >= conflict_min
-        if about_it and _differs(row.value, it.value):
-            return it
-        if not key_terms(it.value) & key_terms(row.value):
+def _conflicts(
+    rows: Sequence[LongTermItem], current: Sequence[MemoryItem], idf: Idf, conflict_min: float
+) -> dict[str, MemoryItem]:
+    """For each row, the latest item of this conversation that says something else on its
+    subject: the same slot; a rule or request about the same subject that differs
+    (`_differs`); or one the revision rules read as replacing it."""
+    found: dict[str, MemoryItem] = {}
+    latest_first = sorted(current, key=lambda i: -i.source_ordinal)
+    for row in rows:
+        bag = content_terms(row.value)
+        for it in latest_first:
+            # This conversation's request (its goal) overrides a standing rule as much
+            # as a rule does.
+            rules = it.type in _CURRENT_RULES and row.type in RULE_TYPES
+            about = rules and covered(content_terms(it.value), bag, idf) >= conflict_min
+            if (semantic_slot(row.slot) and it.slot == row.slot) or (
+                about and _differs(row.value, it.value)
+            ):
+                found[row.id] = it
+                break
+    rest = [r for r in rows if r.id not in found]
+    if not rest:
+        return found
+    live = [as_memory_item(r) for r in rest]
+    terms = frozenset().union(*(key_terms(r.value) for r in rest))
+    # One pass of the revision rules per item, all rows at once, for the latest items.
+    for it in latest_first[:_RESOLVER_ITEMS]:
+        if not key_terms(it.value) & terms:
             continue
         statements = read_statements(it.value, key_terms(it.value), opening=True)
         ops = Resolver(live, it.value, 1, lambda: "new").resolve(statements) if statements else []
-        if any(isinstance(op, Supersede | Conflict) and op.old_id == row.id for op in ops):
-            return it
-    return None
+        for op in ops:
+            if isinstance(op, Supersede | Conflict) and op.old_id not in found:
+                found[op.old_id] = it
+    return found
 
 
 def plan_backfill(
@@ -228,7 +243,7 @@ def plan_backfill(
     current = _user_live(q.items)
     idf = Idf([*(r.value for r in shortlisted), *(it.value for it in current)])
     revoked = _revoked_now([r for r, s, _ in scored if s >= p.min_score], q.text)
-    lines: list[Line] = []
+    selected: list[LongTermItem] = []
     reasons: dict[str, tuple[float, str]] = {}
     for row, score, why in scored:
         if score <= 0:
@@ -238,19 +253,21 @@ def plan_backfill(
             reason = f"below min_score ({score:.2f} < {p.min_score})"
         elif row.id in revoked:
             reason = "revoked by the current input"
+        elif len(selected) >= p.max_items:
+            reason = f"over max_items ({p.max_items})"
         elif _already_here(row, current, idf):
             reason = "already in this conversation's memory"
-        elif len(lines) >= p.max_items:
-            reason = f"over max_items ({p.max_items})"
         if reason:
             out.candidates.append(Candidate(SECTION, row.id, 0, score, "dropped", reason))
             continue
-        other = _conflict(row, current, idf, p.conflict_min)
-        if other is not None:
-            out.conflicts[row.id] = other.value
-        text = render_line(row, out.conflicts.get(row.id))
-        lines.append(Line(row.id, text, count(text), (len(lines), 0, row.id), SECTION))
+        selected.append(row)
         reasons[row.id] = (score, f"relevant to {why} ({score:.2f})")
+    others = _conflicts(selected, current, idf, p.conflict_min)
+    out.conflicts = {row_id: it.value for row_id, it in others.items()}
+    lines: list[Line] = []
+    for rank, row in enumerate(selected):
+        text = render_line(row, out.conflicts.get(row.id))
+        lines.append(Line(row.id, text, count(text), (rank, 0, row.id), SECTION))
     shown, content, tokens = fit_lines(BACKFILL_HEADER, lines, cap, count)
     shown_ids = {ln.key for ln in shown}
     for ln in lines:

@@ -120,15 +120,13 @@ class Pick:
 # --- what is kept ---------------------------------------------------------------------
 
 
-def _predecessors(item: MemoryItem, by_id: Mapping[str, MemoryItem]) -> list[MemoryItem]:
+def _predecessors(item: MemoryItem, replaced: Mapping[str, list[MemoryItem]]) -> list[MemoryItem]:
     """Items `item` superseded, directly or through a chain, oldest first."""
     chain: list[MemoryItem] = []
-    frontier = [item.id]
-    seen = {item.id}
+    frontier, seen = [item.id], {item.id}
     while frontier:
-        target = frontier.pop()
-        for other in by_id.values():
-            if other.superseded_by == target and other.id not in seen:
+        for other in replaced.get(frontier.pop(), ()):
+            if other.id not in seen:
                 seen.add(other.id)
                 chain.append(other)
                 frontier.append(other.id)
@@ -143,30 +141,43 @@ def _confirmed(item: MemoryItem, user_turns: Sequence[Turn]) -> bool:
     return False
 
 
-def _repeated(item: MemoryItem, user_turns: Sequence[Turn]) -> bool:
+@dataclass(frozen=True, slots=True)
+class _Said:
+    """What one user turn mentions: its values and its words (computed once per job)."""
+
+    ordinal: int
+    sigs: frozenset[str]
+    bag: Mapping[str, float]
+
+
+def _repeated(item: MemoryItem, said: Sequence[_Said]) -> bool:
     """Does a user turn other than its source repeat this fact (a value or most words)?"""
     sigs = {value_signature(v) for v in extract_values(item.value) if v.kind != "number"}
     terms = content_terms(item.value)
     flat = Idf(())
-    for turn in user_turns:
+    for turn in said:
         if turn.ordinal == item.source_ordinal:
             continue
-        if sigs & {value_signature(v) for v in extract_values(turn.text)}:
+        if sigs & turn.sigs:
             return True
-        if terms and covered(weighted_terms(turn.text), terms, flat) >= _MENTION_MIN:
+        if terms and covered(turn.bag, terms, flat) >= _MENTION_MIN:
             return True
     return False
 
 
 def consolidation_candidates(items: Sequence[MemoryItem], turns: Sequence[Turn]) -> list[Pick]:
     """The session's items worth keeping beyond it (see the module docstring)."""
-    by_id = {it.id: it for it in items}
+    replaced: dict[str, list[MemoryItem]] = {}
+    for it in items:
+        if it.superseded_by:
+            replaced.setdefault(it.superseded_by, []).append(it)
     user_turns = [t for t in turns if t.role == "user"]
+    said: list[_Said] | None = None
     picks: list[Pick] = []
     for item in items:
         if item.status not in _KEPT_STATUSES or item.type in _SKIPPED_TYPES:
             continue
-        earlier = tuple(p.value for p in _predecessors(item, by_id))
+        earlier = tuple(p.value for p in _predecessors(item, replaced))
         kind: LongTermKind | None = None
         if item.source == "user":
             if item.type in RULE_TYPES:
@@ -175,8 +186,17 @@ def consolidation_candidates(items: Sequence[MemoryItem], turns: Sequence[Turn])
                 kind = None
             elif earlier or item.replaces:
                 kind = "decision"
-            elif item.type in _FACT_TYPES and _repeated(item, user_turns):
-                kind = "entity"
+            elif item.type in _FACT_TYPES:
+                if said is None:
+                    said = [
+                        _Said(
+                            t.ordinal,
+                            frozenset(value_signature(v) for v in extract_values(t.text)),
+                            weighted_terms(t.text),
+                        )
+                        for t in user_turns
+                    ]
+                kind = "entity" if _repeated(item, said) else None
         elif item.source == "assistant" and _confirmed(item, user_turns):
             kind = "confirmed"
         if kind is not None:
@@ -215,7 +235,9 @@ def _target(pick: Pick, rows: Sequence[LongTermItem]) -> tuple[LongTermItem, boo
     for row in rows:
         if normalize(row.value) == value:
             return row, True
-    live = [as_memory_item(r) for r in rows]
+    # Only rows sharing a word can be its target: the revision rules see just those.
+    terms = content_terms(pick.item.value).keys()
+    live = [as_memory_item(r) for r in rows if not terms.isdisjoint(content_terms(r.value))]
     by_id = {r.id: r for r in rows}
     for op in _statement_ops(pick.item.value, live, lambda: "new"):
         if isinstance(op, Confirm) and op.item_id in by_id:
@@ -268,6 +290,12 @@ def merge_items(
             item_id = successor[item_id] or item_id
         return item_id
 
+    picked = {p.item.id for p in picks}
+
+    def taken(row: LongTermItem, pick: Pick) -> bool:
+        owner = latest(row.source_item_id)
+        return row.source_session_id == session_id and owner in picked and owner != pick.item.id
+
     for pick in sorted(picks, key=lambda p: p.item.source_ordinal):
         active = [r for r in rows if r.status == "active"]
         own = next(
@@ -279,7 +307,9 @@ def merge_items(
             None,
         )
         if own is not None:
-            if own.value != pick.item.value or own.source_item_id != pick.item.id:
+            # Its item was revised since (a newer item replaced it). The same item with
+            # another wording is a restatement kept as first said, or an operator's edit.
+            if own.source_item_id != pick.item.id:
                 if own.value != pick.item.value:
                     _take_over(own, pick, "revised in the same conversation")
                 own.source_item_id = pick.item.id
@@ -287,6 +317,12 @@ def merge_items(
                 changed[own.id] = own
             continue
         found = _target(pick, active)
+        if found is not None and taken(found[0], pick):
+            if found[1]:
+                continue  # a restatement of another item of this conversation
+            # Another live item of this conversation holds that row: never take it over
+            # (the two would swap it on every run), look elsewhere.
+            found = _target(pick, [r for r in active if not taken(r, pick)])
         if found is not None:
             row, same = found
             if same and row.source_session_id == session_id:

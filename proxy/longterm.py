@@ -70,6 +70,31 @@ class ConsolidationJob:
     queued_at: float = field(default_factory=time.monotonic)
 
 
+def _merge_job(
+    existing: list[LongTermItem], job: ConsolidationJob, now: float
+) -> list[LongTermItem]:
+    """The user's rows that `job` retires, changes or adds."""
+    retired = retire_revoked(
+        existing,
+        session_id=job.session_id,
+        items=job.items,
+        new_user_turns=[t for t in job.turns if t.role == "user" and t.ordinal >= job.start],
+        since=job.start,
+        now=now,
+    )
+    gone = {r.id for r in retired}
+    picks = consolidation_candidates(job.items, job.turns)
+    merged = merge_items(
+        [r for r in existing if r.id not in gone and r.status == "active"],
+        picks,
+        session_id=job.session_id,
+        items=job.items,
+        now=now,
+        new_id=new_id,
+    )
+    return [*retired, *merged]
+
+
 class LongTermMemory:
     def __init__(
         self,
@@ -177,24 +202,8 @@ class LongTermMemory:
             if self._erased_since(job):
                 return []  # queued before the user was erased
             existing = await self.store.load_long_term(job.tenant_id, job.user_id)
-            now = time.time()
-            retired = retire_revoked(
-                existing,
-                session_id=job.session_id,
-                items=job.items,
-                new_user_turns=[
-                    t for t in job.turns if t.role == "user" and t.ordinal >= job.start
-                ],
-                since=job.start,
-                now=now,
-            )
-            gone = {r.id for r in retired}
-            kept = [r for r in existing if r.id not in gone]
-            picks = consolidation_candidates(job.items, job.turns)
-            merged = merge_items(
-                kept, picks, session_id=job.session_id, items=job.items, now=now, new_id=new_id
-            )
-            changed = [*retired, *merged]
+            # Pure CPU work over a snapshot: in a thread, so requests are not held up.
+            changed = await asyncio.to_thread(_merge_job, existing, job, time.time())
             await self.store.save_long_term(job.tenant_id, job.user_id, changed)
             return changed
 

@@ -257,3 +257,26 @@ def test_place_backfill_goes_before_the_replay_and_counts_within_the_budget() ->
     assert [m["content"] for m in out.messages][2:4] == ["background", messages[2]["content"]]
     assert [s.name for s in out.sections] == ["system", "recent", "longterm", "replay", "tail"]
     assert (out.tokens, out.budget, out.passthrough) == (55, 100, False)
+
+
+def test_consolidating_the_same_conversation_again_changes_nothing() -> None:
+    chat = [
+        ("user", "Hi."),
+        ("user", "From now on, reply in French."),
+        ("user", "Also, from now on use tables for comparisons."),
+        ("user", "My order number is HK-55817."),
+        ("user", "Any news on HK-55817?"),
+    ]
+    older = [row("o1", "From now on, answer in French please.", slot="language")]
+    rows, items = consolidate(chat, older)
+    assert rows
+    turns = turns_of(chat)
+    again = merge_items(
+        [r for r in rows if r.status == "active"],
+        consolidation_candidates(items, turns),
+        session_id="s1",
+        items=items,
+        now=DAY + 5,
+        new_id=lambda: "never",
+    )
+    assert again == []
