@@ -224,7 +224,7 @@ async def patch_long_term(
         raise ProxyError(400, "nothing to change: send value or status", code="empty_patch")
     services = _services(request)
     tenant = await _long_term_tenant_or_404(services, user, item_id)
-    async with services.pipeline.longterm.user_lock(tenant, user):
+    async with services.pipeline.longterm.operator_change():
         items = await services.store.load_long_term(tenant, user)
         item = next((i for i in items if i.id == item_id), None)
         if item is None:
@@ -248,7 +248,7 @@ async def patch_long_term(
 async def delete_long_term_item(request: Request, user: str, item_id: str) -> dict[str, Any]:
     services = _services(request)
     tenant = await _long_term_tenant_or_404(services, user, item_id)
-    async with services.pipeline.longterm.user_lock(tenant, user):
+    async with services.pipeline.longterm.operator_change():
         await services.store.delete_long_term(user, tenant_id=tenant, item_id=item_id)
     return {"id": item_id, "object": "long_term_item.deleted", "deleted": True}
 

@@ -13,8 +13,8 @@ tenant. Two paths:
   and counted; it never reaches a chat request. A full queue drops the job
   (the next request of the session brings the same items again).
 
-Admin changes to a user's items take the same per-user lock as the worker,
-and an erasure also discards the user's jobs still queued.
+Operator changes to a user's items wait for the job in flight (the worker
+runs one at a time), and an erasure also discards the user's queued jobs.
 """
 
 from __future__ import annotations
@@ -43,8 +43,6 @@ from proxy.ids import new_id
 from proxy.store.repo import Store
 
 log = logging.getLogger("memproxy.longterm")
-
-Scope = tuple[str, str]  # (tenant, user)
 
 
 def user_scope(header: str | None, params: Mapping[str, Any]) -> str | None:
@@ -111,7 +109,9 @@ class LongTermMemory:
         self.read_timeout_s = read_timeout_s
         self._queue: asyncio.Queue[ConsolidationJob] = asyncio.Queue(maxsize=queue_size)
         self._worker: asyncio.Task[None] | None = None
-        self._locks: dict[Scope, asyncio.Lock] = {}
+        # Held by the worker for each job and by operator changes: one job runs at a
+        # time anyway, and a change never interleaves with a job's read-merge-write.
+        self._busy = asyncio.Lock()
         self._erased: dict[tuple[str | None, str], float] = {}  # (tenant or all, user) -> when
         self.consolidated = 0  # jobs merged
         self.failures = 0  # jobs that raised (store outage, bug): logged, chat unaffected
@@ -197,8 +197,7 @@ class LongTermMemory:
 
     async def consolidate(self, job: ConsolidationJob) -> list[LongTermItem]:
         """Merge one job into the user's items; returns the rows written."""
-        scope = (job.tenant_id, job.user_id)
-        async with self._lock(scope):
+        async with self._busy:
             if self._erased_since(job):
                 return []  # queued before the user was erased
             existing = await self.store.load_long_term(job.tenant_id, job.user_id)
@@ -222,31 +221,18 @@ class LongTermMemory:
 
     # --- operator changes (admin API) ---------------------------------------------
 
-    def _lock(self, scope: Scope) -> asyncio.Lock:
-        return self._locks.setdefault(scope, asyncio.Lock())
-
     @asynccontextmanager
-    async def user_lock(self, tenant_id: str, user_id: str) -> AsyncIterator[None]:
-        async with self._lock((tenant_id, user_id)):
+    async def operator_change(self) -> AsyncIterator[None]:
+        """Hold off consolidation while an operator changes a user's items."""
+        async with self._busy:
             yield
 
     async def erase(self, user_id: str, tenant_id: str | None) -> int:
-        """Delete a user's items (in one tenant, or in all: None) and skip their queued jobs.
-
-        Each tenant's delete waits for a job of that user in flight, so nothing it
-        writes survives the erasure.
-        """
-        self._erased[(tenant_id, user_id)] = time.monotonic()
-        if tenant_id is not None:
-            tenants = [tenant_id]
-        else:
-            stored = await self.store.long_term_tenants(user_id)
-            tenants = sorted({*stored, *(t for t, u in self._locks if u == user_id)})
-        deleted = 0
-        for tenant in tenants:
-            async with self._lock((tenant, user_id)):
-                deleted += await self.store.delete_long_term(user_id, tenant_id=tenant)
-        return deleted
+        """Delete a user's items (in one tenant, or in all: None); their queued jobs are
+        skipped, and a job in flight finishes first, so nothing it writes survives."""
+        async with self._busy:
+            self._erased[(tenant_id, user_id)] = time.monotonic()
+            return await self.store.delete_long_term(user_id, tenant_id=tenant_id)
 
     def _erased_since(self, job: ConsolidationJob) -> bool:
         marks = (
