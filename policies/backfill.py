@@ -33,6 +33,7 @@ from policies.longterm import (
     LongTermItem,
     LongTermParams,
     as_memory_item,
+    same_family,
     semantic_slot,
 )
 from policies.matching import (
@@ -199,7 +200,8 @@ def _conflicts(
             # as a rule does.
             rules = it.type in _CURRENT_RULES and row.type in RULE_TYPES
             about = rules and covered(content_terms(it.value), bag, idf) >= conflict_min
-            if (semantic_slot(row.slot) and it.slot == row.slot) or (
+            slot = semantic_slot(row.slot) and it.slot == row.slot
+            if (slot and same_family(it.type, row.type)) or (
                 about and _differs(row.value, it.value)
             ):
                 found[row.id] = it

@@ -44,6 +44,8 @@ LongTermStatus = Literal["active", "revoked"]
 
 RULE_TYPES: frozenset[ItemType] = frozenset({"directive", "constraint", "preference"})
 _FACT_TYPES: frozenset[ItemType] = frozenset({"fact", "entity"})
+# What a user asks for: a rule, or (in the conversation at hand) the request itself.
+_RULE_LIKE: frozenset[ItemType] = RULE_TYPES | {"goal"}
 # Task-local: a goal or the task's state is about that conversation only.
 _SKIPPED_TYPES: frozenset[ItemType] = frozenset({"goal", "state"})
 _KEPT_STATUSES = frozenset({"active", "archived"})  # archived: faded, still valid
@@ -220,6 +222,12 @@ def semantic_slot(slot: str) -> bool:
     return slot in NAMED_SLOTS or (":" in slot and head in RULE_TYPES | _FACT_TYPES | {"id"})
 
 
+def same_family(a: ItemType, b: ItemType) -> bool:
+    """Rules with rules, facts with facts: "I'm learning Japanese" shares the slot
+    "language" with "reply in French" without replacing it."""
+    return (a in _RULE_LIKE) == (b in _RULE_LIKE)
+
+
 def _statement_ops(
     text: str, live: Sequence[MemoryItem], new_id: Callable[[], str]
 ) -> list[object]:
@@ -246,7 +254,7 @@ def _target(pick: Pick, rows: Sequence[LongTermItem]) -> tuple[LongTermItem, boo
             return by_id[op.old_id], False
     if semantic_slot(pick.item.slot):
         for row in rows:
-            if row.slot == pick.item.slot:
+            if row.slot == pick.item.slot and same_family(row.type, pick.item.type):
                 # The same ID is the same entity: mentioned again, not changed.
                 return row, pick.item.slot.startswith("id:")
     return None

@@ -18,6 +18,7 @@ from policies.layers import REPLAY_HEADER
 from policies.longterm import (
     LongTermItem,
     LongTermParams,
+    Pick,
     consolidation_candidates,
     merge_items,
     retire_revoked,
@@ -292,3 +293,16 @@ def test_long_term_settings_are_validated_with_the_key_named(key: str, value: An
     assert settings.memory.long_term.max_items == 1
     with pytest.raises(ConfigError, match=rf"memory\.long_term\.{key}"):
         settings_from_dict({"memory": {"long_term": {key: value}}}, env={})
+
+
+def test_a_fact_on_a_rules_slot_neither_replaces_nor_contradicts_it() -> None:
+    french = row("r6", "From now on, reply in French.", slot="language")
+    fact = MemoryItem("f1", "fact", "language", "I'm learning Japanese.", "user", 0)
+    picks = [Pick(fact, "entity")]
+    merged = merge_items(
+        [french], picks, session_id="s9", items=[fact], now=DAY, new_id=lambda: "n1"
+    )
+    assert [(r.id, r.value) for r in merged] == [("n1", "I'm learning Japanese.")]
+    out = plan([french], "Any tips for learning Japanese?", items=[fact])
+    assert out.item_ids == ["r6"]
+    assert out.conflicts == {}
