@@ -219,3 +219,45 @@ async def test_admin_lists_edits_deletes_and_erases_a_users_items(
     assert after.json()["data"] == []
     unauthorised = await tenants.client.get("/memory/users/gina/items", headers=auth(KEYS[0]))
     assert unauthorised.status_code == 403
+
+
+async def test_a_later_conversation_can_retire_a_long_term_rule(
+    tenants: Any, stub_upstream: Any
+) -> None:
+    headers = auth(KEYS[0], "hank")
+    await converse(tenants, ["Hi there.", "From now on, reply in French."], headers)
+    await converse(tenants, ["How do I boil an egg?"], headers)
+    assert background(stub_upstream) == [
+        f"- long-term rule, from an earlier conversation on {TODAY}: From now on, reply in French."
+    ]
+    await converse(tenants, ["Hello again.", "Stop replying in French."], headers)
+    await converse(tenants, ["How do I poach an egg?"], headers)
+    assert background(stub_upstream) == []
+    rows = await tenants.services.store.load_long_term(None, "hank")
+    assert [(r.status, r.history[-1].note[:22]) for r in rows] == [
+        ("revoked", "revoked in conversatio")
+    ]
+
+
+async def test_an_erasure_skips_the_users_queued_consolidation(tmp_path: Path) -> None:
+    from policies.longterm import LongTermParams
+    from policies.types import MemoryItem, Turn
+    from proxy.longterm import ConsolidationJob, LongTermMemory
+    from proxy.store.repo import Store
+
+    store = await Store.open(f"sqlite+aiosqlite:///{tmp_path / 'erase.db'}")
+    try:
+        memory = LongTermMemory(store, LongTermParams())
+        rule = MemoryItem("i1", "directive", "language", "Reply in French.", "user", 0)
+        turn = Turn(0, "user", rule.value, {"role": "user", "content": rule.value}, 5)
+        job = ConsolidationJob("tenant", "ivan", "s1", (rule,), (turn,), 0)
+        memory.submit(job)
+        assert await memory.erase("ivan", None) == 0  # before the worker got to it
+        await memory.drain()
+        assert await store.load_long_term("tenant", "ivan") == []
+        memory.submit(ConsolidationJob("tenant", "ivan", "s1", (rule,), (turn,), 0))
+        await memory.drain()
+        assert [r.value for r in await store.load_long_term("tenant", "ivan")] == [rule.value]
+        await memory.aclose()
+    finally:
+        await store.close()
