@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from policies.backfill import BACKFILL_HEADER
+from proxy.config import ConfigError, settings_from_dict
 
 KEYS = ["key-tenant-a", "key-tenant-b"]
 SYSTEM = {"role": "system", "content": "You are a helpful travel and shopping assistant."}
@@ -261,3 +262,11 @@ async def test_an_erasure_skips_the_users_queued_consolidation(tmp_path: Path) -
         await memory.aclose()
     finally:
         await store.close()
+
+
+@pytest.mark.parametrize(("key", "value"), [("share", 0.9), ("max_itmes", 2)])
+def test_long_term_settings_are_validated_with_the_key_named(key: str, value: Any) -> None:
+    settings = settings_from_dict({"memory": {"long_term": {"max_items": 1}}}, env={})
+    assert settings.memory.long_term.max_items == 1
+    with pytest.raises(ConfigError, match=rf"memory\.long_term\.{key}"):
+        settings_from_dict({"memory": {"long_term": {key: value}}}, env={})

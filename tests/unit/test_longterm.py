@@ -5,8 +5,6 @@ from __future__ import annotations
 from itertools import count
 from typing import Any
 
-import pytest
-
 from policies.backfill import (
     BACKFILL_HEADER,
     Backfill,
@@ -283,16 +281,6 @@ def test_consolidating_the_same_conversation_again_changes_nothing() -> None:
         new_id=lambda: "never",
     )
     assert again == []
-
-
-@pytest.mark.parametrize(("key", "value"), [("share", 0.9), ("max_itmes", 2)])
-def test_long_term_settings_are_validated_with_the_key_named(key: str, value: Any) -> None:
-    from proxy.config import ConfigError, settings_from_dict
-
-    settings = settings_from_dict({"memory": {"long_term": {"max_items": 1}}}, env={})
-    assert settings.memory.long_term.max_items == 1
-    with pytest.raises(ConfigError, match=rf"memory\.long_term\.{key}"):
-        settings_from_dict({"memory": {"long_term": {key: value}}}, env={})
 
 
 def test_a_fact_on_a_rules_slot_neither_replaces_nor_contradicts_it() -> None:
