@@ -68,6 +68,11 @@ class ConsolidationJob:
     queued_at: float = field(default_factory=time.monotonic)
 
 
+def _failed(reason: str) -> Backfill:
+    """No background this time, and the request record says why."""
+    return Backfill(candidates=[Candidate("longterm", "store", 0, 0.0, "dropped", reason)])
+
+
 def _merge_job(
     existing: list[LongTermItem], job: ConsolidationJob, now: float
 ) -> list[LongTermItem]:
@@ -158,15 +163,18 @@ class LongTermMemory:
             )
         except Exception as exc:  # any store failure: no background, the chat goes on
             log.warning("long-term read failed for a user: %r", exc)
-            reason = f"long-term store unavailable: {type(exc).__name__}"
-            return Backfill(candidates=[Candidate("longterm", "store", 0, 0.0, "dropped", reason)])
+            return _failed(f"long-term store unavailable: {type(exc).__name__}")
         query = BackfillQuery(
             text="\n".join(t.text for t in tail if t.role == "user"),
             items=items,
             system="\n".join(t.text for t in system),
             session_id=session_id,
         )
-        return plan_backfill(rows, query, cap, self.params, count)
+        try:
+            return plan_backfill(rows, query, cap, self.params, count)
+        except Exception as exc:  # a bug in the policy must not cost the user an answer
+            log.exception("long-term backfill failed (chat unaffected)")
+            return _failed(f"long-term backfill failed: {type(exc).__name__}")
 
     # --- consolidation (off the request path) -------------------------------------
 
