@@ -7,6 +7,7 @@ does. What the stub upstream received is the assertion point.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from pathlib import Path
@@ -270,3 +271,34 @@ def test_long_term_settings_are_validated_with_the_key_named(key: str, value: An
     assert settings.memory.long_term.max_items == 1
     with pytest.raises(ConfigError, match=rf"memory\.long_term\.{key}"):
         settings_from_dict({"memory": {"long_term": {key: value}}}, env={})
+
+
+async def test_streamed_conversations_take_part_too(tenants: Any, stub_upstream: Any) -> None:
+    headers = auth(KEYS[0], "judy")
+    history: list[dict[str, Any]] = [SYSTEM]
+    for text in PREFERENCE[:2]:
+        history.append({"role": "user", "content": text})
+        body = {"model": "stub", "messages": history, "stream": True}
+        async with tenants.client.stream(
+            "POST", "/v1/chat/completions", json=body, headers=headers
+        ) as resp:
+            assert resp.status_code == 200
+            lines = [line async for line in resp.aiter_lines() if line.startswith("data: {")]
+        answer = "".join(
+            c["choices"][0]["delta"].get("content") or ""
+            for c in (json.loads(line[6:]) for line in lines)
+            if c.get("choices")
+        )
+        history.append({"role": "assistant", "content": answer})
+    await tenants.settle()
+    body = {
+        "model": "stub",
+        "messages": [SYSTEM, {"role": "user", "content": "Book a hotel room in Faro."}],
+        "stream": True,
+    }
+    async with tenants.client.stream(
+        "POST", "/v1/chat/completions", json=body, headers=headers
+    ) as resp:
+        assert resp.status_code == 200
+        _ = [line async for line in resp.aiter_lines()]
+    assert any("non-smoking rooms" in line for line in background(stub_upstream))
