@@ -370,16 +370,24 @@ def retire_revoked(
     since: int,
     now: float,
 ) -> list[LongTermItem]:
-    """Rows a revocation retires: their own item was revoked in this conversation, or a
-    new user turn revokes them directly. Items revoked by this request's turns take part
-    as decoys, so a revocation meant for them does not retire a similar long-term rule."""
+    """Rows a revocation retires: their own item was revoked in this conversation (or
+    rolled back with its turn), or a new user turn revokes them directly. Items revoked
+    by this request's turns take part as decoys, so a revocation meant for them does
+    not retire a similar long-term rule."""
     rows = [dataclasses.replace(r, history=list(r.history)) for r in existing]
     active = {r.id: r for r in rows if r.status == "active"}
     revoked_here = {it.id: it for it in items if it.status == "revoked"}
+    present = {it.id for it in items}
     retired: dict[str, str] = {}
     for row in active.values():
-        if row.source_session_id == session_id and row.source_item_id in revoked_here:
+        if row.source_session_id != session_id:
+            continue
+        if row.source_item_id in revoked_here:
             retired[row.id] = "revoked in its conversation"
+        elif row.source_item_id not in present and row.confirmations == 1:
+            # A rewind discarded the turn it came from: its memory goes with it (unless
+            # another conversation said it too).
+            retired[row.id] = "its turn was discarded in its conversation"
     decoys = [
         dataclasses.replace(it, status="active")
         for it in revoked_here.values()

@@ -21,6 +21,7 @@ from policies.longterm import (
     merge_items,
     retire_revoked,
 )
+from policies.memory import rollback
 from policies.types import AssembledContext, MemoryItem, Section, Turn
 from tests.unit.extraction_support import fold_messages
 
@@ -294,3 +295,16 @@ def test_a_fact_on_a_rules_slot_neither_replaces_nor_contradicts_it() -> None:
     out = plan([french], "Any tips for learning Japanese?", items=[fact])
     assert out.item_ids == ["r6"]
     assert out.conflicts == {}
+
+
+def test_a_rule_whose_turn_was_rolled_back_is_retired() -> None:
+    chat = [("user", "Hi."), ("user", "From now on, reply in French.")]
+    rows, items = consolidate(chat)
+    assert active_values(rows) == ["From now on, reply in French."]
+    kept = rollback(items, 1)  # the client went back to before its turn
+    retired = retire_revoked(
+        rows, session_id="s1", items=kept, new_user_turns=[], since=1, now=DAY + 1
+    )
+    assert [(r.status, r.history[-1].note) for r in retired] == [
+        ("revoked", "its turn was discarded in its conversation")
+    ]
