@@ -308,3 +308,11 @@ def test_a_rule_whose_turn_was_rolled_back_is_retired() -> None:
     assert [(r.status, r.history[-1].note) for r in retired] == [
         ("revoked", "its turn was discarded in its conversation")
     ]
+
+
+def test_a_chinese_request_overrides_a_long_term_rule_and_both_are_shown() -> None:
+    standard = row("z1", "以后寄快递都用普通快递，不要加急。")
+    now = "这次寄快递用加急吧。"
+    items, _ = fold_messages([("user", now)], "")
+    out = plan([standard], now, items=items)
+    assert out.contents[0].endswith(f"usually: {standard.value}; this conversation: {now}")
