@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Literal
@@ -18,6 +19,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from policies.longterm import LongTermItem, LongTermVersion
 from policies.types import ItemVersion, MemoryItem
 from proxy.errors import ProxyError
 from proxy.services import Services
@@ -178,6 +180,84 @@ async def delete_session(request: Request, session_id: str) -> dict[str, Any]:
     if not deleted:
         raise ProxyError(404, f"no session {session_id!r}", code="session_not_found")
     return {"id": session_id, "object": "session.deleted", "deleted": True}
+
+
+# --- long-term memory (a user's items across conversations) -----------------------------
+
+
+class LongTermPatch(BaseModel):
+    """What an operator may change on a long-term item (each change is kept as history)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    value: str | None = Field(default=None, min_length=1, max_length=4000)
+    status: Literal["revoked", "active"] | None = None
+
+
+def _long_term_json(tenant_id: str, item: LongTermItem) -> dict[str, Any]:
+    return {"tenant_id": tenant_id, **dataclasses.asdict(item)}
+
+
+@router.get("/users/{user}/items")
+async def list_long_term(request: Request, user: str, tenant: str | None = None) -> dict[str, Any]:
+    """A user's long-term items (all statuses, with history), in one tenant or all."""
+    store = _services(request).store
+    tenants = [tenant] if tenant is not None else await store.long_term_tenants(user)
+    data = [
+        _long_term_json(t, item) for t in tenants for item in await store.load_long_term(t, user)
+    ]
+    return {"object": "list", "data": data}
+
+
+async def _long_term_tenant_or_404(services: Services, user: str, item_id: str) -> str:
+    tenant = await services.store.long_term_tenant(user, item_id)
+    if tenant is None:
+        raise ProxyError(404, f"no long-term item {item_id!r} of this user", code="item_not_found")
+    return tenant
+
+
+@router.patch("/users/{user}/items/{item_id}")
+async def patch_long_term(
+    request: Request, user: str, item_id: str, patch: LongTermPatch
+) -> dict[str, Any]:
+    if patch.value is None and patch.status is None:
+        raise ProxyError(400, "nothing to change: send value or status", code="empty_patch")
+    services = _services(request)
+    tenant = await _long_term_tenant_or_404(services, user, item_id)
+    async with services.pipeline.longterm.operator_change():
+        items = await services.store.load_long_term(tenant, user)
+        item = next((i for i in items if i.id == item_id), None)
+        if item is None:
+            raise ProxyError(404, f"no long-term item {item_id!r}", code="item_not_found")
+        now = time.time()
+
+        def record(note: str) -> None:
+            item.history.append(LongTermVersion(item.value, item.source_session_id, now, note))
+
+        if patch.value is not None and patch.value != item.value:
+            record("edited by operator")
+            item.value = patch.value
+        if patch.status is not None and patch.status != item.status:
+            record("revoked by operator" if patch.status == "revoked" else "restored by operator")
+            item.status = patch.status
+        await services.store.save_long_term(tenant, user, [item])
+    return _long_term_json(tenant, item)
+
+
+@router.delete("/users/{user}/items/{item_id}")
+async def delete_long_term_item(request: Request, user: str, item_id: str) -> dict[str, Any]:
+    services = _services(request)
+    tenant = await _long_term_tenant_or_404(services, user, item_id)
+    async with services.pipeline.longterm.operator_change():
+        await services.store.delete_long_term(user, tenant_id=tenant, item_id=item_id)
+    return {"id": item_id, "object": "long_term_item.deleted", "deleted": True}
+
+
+@router.delete("/users/{user}")
+async def erase_user(request: Request, user: str, tenant: str | None = None) -> dict[str, Any]:
+    """Erase all of a user's long-term items (in one tenant, or in all), queued work included."""
+    deleted = await _services(request).pipeline.longterm.erase(user, tenant)
+    return {"id": user, "object": "user.erased", "deleted": deleted}
 
 
 # --- request records ------------------------------------------------------------------

@@ -14,6 +14,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from policies.longterm import LongTermParams
+
 Mode = Literal["managed", "raw", "shadow", "compare"]
 ENV_PREFIX = "os.environ/"
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./memproxy.db"
@@ -43,6 +45,20 @@ class ModelEntry(BaseModel):
         return value
 
 
+class LongTermSettings(LongTermParams):
+    """`memory.long_term`: a user's memory across conversations (issue #9).
+
+    Only requests with a user scope (`X-Memory-User`, else the body's `user`)
+    take part; the backfill parameters are `LongTermParams`'.
+    """
+
+    enabled: bool = True
+    # The backfill read is on the request path: past this, no background this time.
+    read_timeout_s: float = Field(default=1.0, gt=0)
+    # Consolidation jobs waiting for the background worker; beyond, jobs are dropped.
+    queue_size: int = Field(default=1000, ge=1)
+
+
 class MemorySettings(_Strict):
     database_url: str = DEFAULT_DATABASE_URL
     budget_tokens: int | None = Field(default=None, gt=0)
@@ -63,6 +79,7 @@ class MemorySettings(_Strict):
     # Ask the provider for a JSON object (`response_format`); turn off for
     # servers that reject the parameter (the output is validated either way).
     llm_json_mode: bool = True
+    long_term: LongTermSettings = Field(default_factory=LongTermSettings)
 
     @model_validator(mode="after")
     def _llm_needs_model(self) -> MemorySettings:

@@ -19,6 +19,7 @@ from typing import Any
 from fastapi.responses import JSONResponse, Response
 
 from policies.assembly import AssemblyInput
+from policies.backfill import Backfill, place_backfill
 from policies.budget import resolve_budget, split_mandatory
 from policies.llm import PolicyCall
 from policies.registry import Policies, Preset
@@ -41,6 +42,7 @@ from proxy.conversation import (
 from proxy.errors import ProxyError
 from proxy.lifecycle import Lifecycle, SessionLayers
 from proxy.llm_policies import LLMPolicies
+from proxy.longterm import ConsolidationJob, LongTermMemory, user_scope
 from proxy.memory_state import MemoryState
 from proxy.metrics import Metrics
 from proxy.records import Outcome, context_record, prefix_share
@@ -64,6 +66,7 @@ class RequestContext:
     budget_header: str | None
     policy_header: str | None
     started: float = field(default_factory=time.perf_counter)
+    user_header: str | None = None  # X-Memory-User: the long-term memory scope
 
 
 @dataclass(slots=True)
@@ -95,6 +98,8 @@ class Prepared:
     policy_calls: list[PolicyCall] = field(default_factory=list)  # LLM-backed policy runs
     lifecycle: dict[str, Any] = field(default_factory=dict)  # for the request record
     lifecycle_trimmed: bool = False  # the summary was trimmed to fit its share
+    user: str | None = None  # long-term memory scope (X-Memory-User, else body `user`)
+    longterm: Backfill | None = None  # background from the user's earlier conversations
 
     @property
     def session_id(self) -> str | None:
@@ -165,6 +170,7 @@ class Pipeline:
         self.conversation_locks = KeyedLocks()
         self.queue = SessionQueue()
         self.metrics = Metrics()
+        self.longterm = LongTermMemory.from_settings(store, settings.memory.long_term)
         self._background: set[asyncio.Task[Any]] = set()
         self._last_forwarded: dict[str, list[dict[str, Any]]] = {}
 
@@ -381,6 +387,12 @@ class Pipeline:
             fork = resolution.start if resolution.kind == "fork" else None
             layers = await self.lifecycle.state(resolution.session, prepared.turns, rewound, fork)
         prepared.layers = layers
+        if preset.extractor is not None:
+            prepared.user = user_scope(prepared.ctx.user_header, prepared.req.params)
+            prepared.longterm = await self.longterm.backfill(
+                prepared.ctx.tenant_id, prepared.user, resolution.session.id,
+                [*prepared.system, *prepared.turns], items, prepared.budget, prepared.counter,
+            )  # fmt: skip
         managed = self._assemble(prepared, items, layers)
         while (
             managed.compact_upto is not None
@@ -437,14 +449,15 @@ class Pipeline:
             recalled = self.lifecycle.recall(
                 layers, prepared.turns, query, limit=recall.max_hits, min_score=recall.min_score
             )
-        return assembler.assemble(
+        background = prepared.longterm
+        managed = assembler.assemble(
             AssemblyInput(
                 system=system,
                 history=history,
                 tail=tail,
                 items=items,
                 summary=None,
-                budget=prepared.budget,
+                budget=prepared.budget - (background.tokens if background else 0),
                 count=prepared.counter,
                 current_ordinal=prepared.turns[-1].ordinal if prepared.turns else 0,
                 raw_tokens=prepared.raw_tokens,
@@ -454,6 +467,9 @@ class Pipeline:
                 memory_layout=layers.layout if layers else None,
             )
         )
+        if background is None:
+            return managed
+        return place_backfill(managed, background, len(tail), prepared.budget)
 
     # --- after the answer ---------------------------------------------------------
 
@@ -501,6 +517,15 @@ class Pipeline:
             if prepared.resolution is not None:
                 await self._forget(prepared)
                 await self._refine_summary(prepared)
+            if prepared.user is not None and prepared.resolution is not None:
+                session_id = prepared.resolution.session.id
+                self.longterm.submit(
+                    ConsolidationJob(
+                        prepared.ctx.tenant_id, prepared.user, session_id,
+                        tuple(await self.memory.items(session_id)),
+                        tuple(prepared.turns), prepared.resolution.start,
+                    )
+                )  # fmt: skip
         except Exception:
             log.exception("post-response memory update failed")
         finally:
@@ -644,6 +669,13 @@ class Pipeline:
         }
         if prepared.lifecycle:
             record["lifecycle"] = prepared.lifecycle
+        if prepared.user is not None:
+            background = prepared.longterm
+            record["long_term"] = {
+                "user": prepared.user,
+                "shown": background.item_ids if background else [],
+                "conflicts": background.conflicts if background else {},
+            }
         if prepared.policy_calls:
             # LLM-backed extraction / summarisation this request caused.
             calls = [c.as_dict() for c in prepared.policy_calls]
@@ -713,9 +745,11 @@ class Pipeline:
         """Wait for background work (tests, eval, shutdown)."""
         while self._background:
             await asyncio.gather(*list(self._background), return_exceptions=True)
+        await self.longterm.drain()
         await self.request_log.flush()
 
     async def aclose(self) -> None:
         with contextlib.suppress(Exception):
             await self.drain()
+        await self.longterm.aclose()
         await self.memory.flush_all()

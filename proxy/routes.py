@@ -17,7 +17,13 @@ from proxy.services import Services
 
 router = APIRouter()
 
-_MEMORY_HEADERS = ("x-memory-session", "x-memory-mode", "x-memory-budget", "x-memory-policy")
+_MEMORY_HEADERS = (
+    "x-memory-session",
+    "x-memory-mode",
+    "x-memory-budget",
+    "x-memory-policy",
+    "x-memory-user",
+)
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
@@ -100,6 +106,7 @@ async def chat_completions(request: Request) -> Response:
             mode_header=headers["x-memory-mode"],
             budget_header=headers["x-memory-budget"],
             policy_header=headers["x-memory-policy"],
+            user_header=headers["x-memory-user"],
         )
         prepared = await services.pipeline.prepare(req, ctx)
     except ProxyError as exc:

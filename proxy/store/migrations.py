@@ -132,8 +132,35 @@ M002_SUMMARY_CHUNKS = Migration(
     ),
 )
 
+M003_LONG_TERM = Migration(
+    "003_long_term",
+    (
+        """
+        CREATE TABLE long_term_items (
+            id TEXT PRIMARY KEY,            -- ULID
+            tenant_id TEXT NOT NULL,        -- isolation: a user's memory never crosses tenants
+            user_id TEXT NOT NULL,          -- X-Memory-User or the request's `user`: whose it is
+            kind TEXT NOT NULL,             -- why it was kept: rule | preference | decision | ...
+            type TEXT NOT NULL,             -- working-memory item type it came from
+            slot TEXT NOT NULL,             -- merge key: a newer value on the slot replaces it
+            value TEXT NOT NULL,            -- verbatim user text (never paraphrased)
+            status TEXT NOT NULL,           -- active | revoked: only active rows are backfilled
+            source_session_id TEXT NOT NULL,  -- conversation that last stated it: no backfill there
+            source_item_id TEXT NOT NULL,   -- its working-memory item there: revisions follow it
+            first_session_id TEXT NOT NULL,  -- conversation it was first seen in (provenance)
+            first_seen DOUBLE PRECISION NOT NULL,  -- when it was first consolidated
+            last_confirmed DOUBLE PRECISION NOT NULL,  -- last stated: the date shown on backfill
+            confirmations INTEGER NOT NULL DEFAULT 1,  -- conversations that stated it (rerank)
+            history_json TEXT NOT NULL DEFAULT '[]',  -- older values: [[value, session, at, note]]
+            updated_at DOUBLE PRECISION NOT NULL  -- last change (operator edits, debugging)
+        )
+        """,
+        "CREATE INDEX ix_long_term_user ON long_term_items (tenant_id, user_id)",
+    ),
+)
+
 # The ordered list. Append only.
-MIGRATIONS: tuple[Migration, ...] = (M001_INITIAL, M002_SUMMARY_CHUNKS)
+MIGRATIONS: tuple[Migration, ...] = (M001_INITIAL, M002_SUMMARY_CHUNKS, M003_LONG_TERM)
 
 
 async def apply_migrations(conn: AsyncConnection) -> list[str]:

@@ -102,3 +102,24 @@ requests = Table(
     Column("upstream_ms", Float),
     Column("record_json", Text, nullable=False),
 )
+
+long_term_items = Table(
+    "long_term_items",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("tenant_id", Text, nullable=False),
+    Column("user_id", Text, nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("slot", Text, nullable=False),
+    Column("value", Text, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("source_session_id", Text, nullable=False),
+    Column("source_item_id", Text, nullable=False),
+    Column("first_session_id", Text, nullable=False),
+    Column("first_seen", Float, nullable=False),
+    Column("last_confirmed", Float, nullable=False),
+    Column("confirmations", Integer, nullable=False),
+    Column("history_json", Text, nullable=False),
+    Column("updated_at", Float, nullable=False),
+)

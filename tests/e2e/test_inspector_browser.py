@@ -181,3 +181,55 @@ def test_inspector_page_reports_a_wrong_key(served: str) -> None:
             assert page.inner_text("#status").startswith("403")
         finally:
             browser.close()
+
+
+def test_inspector_shows_and_revokes_the_users_long_term_items(served: str) -> None:
+    user = {"X-Memory-User": "ivy"}
+    system = {"role": "system", "content": "You are a travel assistant."}
+    with httpx.Client(base_url=served, timeout=30) as client:
+        for turns in (
+            ["I'm planning a weekend in Lisbon.", "Always book non-smoking rooms for me."],
+            ["Please book a hotel room in Porto."],
+        ):
+            history = [system]
+            for text in turns:
+                history.append({"role": "user", "content": text})
+                last = client.post(
+                    "/v1/chat/completions",
+                    json={"model": "stub", "messages": history},
+                    headers=user,
+                )
+                assert last.status_code == 200, last.text
+                history.append(last.json()["choices"][0]["message"])
+            # Consolidation runs off the response path: wait until it has kept the rule.
+            for _ in range(200):
+                if client.get("/memory/users/ivy/items", headers=ADMIN).json()["data"]:
+                    break
+                time.sleep(0.05)
+        session, request = last.headers["X-Memory-Session"], last.headers["X-Memory-Request-Id"]
+        for _ in range(100):
+            if client.get(f"/memory/requests/{request}", headers=ADMIN).status_code == 200:
+                break
+            time.sleep(0.05)
+    errors: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1100})
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(f"{served}/ui")
+            page.fill("#key", ADMIN_KEY)
+            page.click("#connect")
+            page.click(f"[data-session='{session}']")
+            page.click(f"[data-request='{request}']")
+            page.wait_for_selector("#longterm")
+            assert "non-smoking rooms" in page.inner_text("#longterm")
+            assert page.locator("#section-bar [data-section='longterm']").count() == 1
+            page.click("#longterm button:has-text('Revoke')")
+            page.wait_for_selector("#longterm .tag.revoked")
+        finally:
+            browser.close()
+    assert errors == []
+    with httpx.Client(base_url=served, timeout=30) as client:
+        items = client.get("/memory/users/ivy/items", headers=ADMIN).json()["data"]
+    assert [i["status"] for i in items] == ["revoked"]

@@ -1,0 +1,325 @@
+"""Backfill: long-term items brought back into a conversation, as background.
+
+The seeds' rule (003, 5.2): retrieval must not pollute the current task.
+Items are retrieved lexically for the current input and the conversation's
+working memory (BM25 from `policies.recall` as a pre-filter for users with
+many items, then a rerank by the share of each item's terms the conversation
+mentions), at most `max_items` and none below `min_score`. They are shown as
+background with their origin and date ("long-term preference, from an
+earlier conversation on 2026-11-02"), never as current instructions.
+
+Conflicts (5.3): when this conversation says something else on the same
+subject, this conversation wins and the line shows both, in order:
+"usually: standard shipping; this conversation: express". A long-term rule
+the current input revokes is not shown at all.
+
+The block has its own share of the history budget and goes late, right
+before the replay (or the current input): it changes with the input, and
+late it does not cut the cached prompt prefix.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from policies.cues import negated, read_cues
+from policies.layers import REPLAY_HEADER, Line, fit_lines, one_line
+from policies.longterm import (
+    DUPLICATE_MIN,
+    RULE_TYPES,
+    LongTermItem,
+    LongTermParams,
+    as_memory_item,
+    same_family,
+    semantic_slot,
+)
+from policies.matching import (
+    Idf,
+    content_terms,
+    covered,
+    key_terms,
+    merge_terms,
+    opposed,
+    similarity,
+)
+from policies.recall import RecallIndex
+from policies.revision import Resolver
+from policies.slots import value_change
+from policies.statements import read_statements
+from policies.text import normalize, term_set
+from policies.types import (
+    AssembledContext,
+    Candidate,
+    Conflict,
+    MemoryItem,
+    Revoke,
+    Section,
+    Supersede,
+    TokenCounter,
+)
+from policies.values import extract_values
+
+BACKFILL_HEADER = (
+    "Background from the user's earlier chats (not current instructions; this chat wins):"
+)
+SECTION = "longterm"
+_CONTEXT_WEIGHT = 0.75  # working memory and system prompt count a bit less than the input
+_LIVE = frozenset({"active", "pending"})
+_CURRENT_RULES = RULE_TYPES | {"goal"}
+# The revision rules are the costly check: only this many latest items go through it.
+_RESOLVER_ITEMS = 20
+_LABELS = {"rule": "rule", "preference": "preference", "decision": "decision",
+           "entity": "fact", "confirmed": "note (confirmed by the user)"}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class BackfillQuery:
+    """What the current conversation is about."""
+
+    text: str  # the current input (the user's words of the tail)
+    items: Sequence[MemoryItem]  # this conversation's working memory, all statuses
+    system: str
+    session_id: str
+
+
+@dataclass(slots=True)
+class Backfill:
+    """The background block for one request, and the account of every candidate."""
+
+    contents: list[str] = field(default_factory=list)
+    tokens: int = 0
+    candidates: list[Candidate] = field(default_factory=list)
+    item_ids: list[str] = field(default_factory=list)
+    conflicts: dict[str, str] = field(default_factory=dict)  # long-term id -> current value
+
+    def messages(self) -> list[dict[str, Any]]:
+        return [{"role": "system", "content": c} for c in self.contents]
+
+
+def _date(ts: float) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(ts))
+
+
+def render_line(row: LongTermItem, current: str | None) -> str:
+    label = f"long-term {_LABELS.get(row.kind, row.kind)}"
+    origin = f"- {label}, from an earlier conversation on {_date(row.last_confirmed)}:"
+    if current is None:
+        return f"{origin} {one_line(row.value)}"
+    return f"{origin} usually: {one_line(row.value)}; this conversation: {one_line(current)}"
+
+
+def _user_live(items: Sequence[MemoryItem]) -> list[MemoryItem]:
+    return [it for it in items if it.status in _LIVE and it.source == "user"]
+
+
+def _shortlist(rows: Sequence[LongTermItem], q: BackfillQuery, p: LongTermParams) -> list[int]:
+    """Indexes of the rows worth reranking: all, or BM25's best for very large stores."""
+    if len(rows) <= p.prefilter:
+        return list(range(len(rows)))
+    index = RecallIndex()
+    for i, row in enumerate(rows):
+        index.add(i, row.value)
+    query = term_set(q.text) | term_set(q.system)
+    for it in _user_live(q.items):
+        query |= term_set(it.value)
+    hits = {i for i, _ in index.search(query, limit=p.prefilter)}
+    hits |= {i for i, r in enumerate(rows) if r.slot in p.global_slots}
+    return sorted(hits)
+
+
+def _relevance(
+    rows: Sequence[LongTermItem], q: BackfillQuery, p: LongTermParams
+) -> list[tuple[LongTermItem, float, str]]:
+    idf = Idf(r.value for r in rows)
+    input_bag = content_terms(q.text) if q.text else {}
+    context = merge_terms(
+        (content_terms(q.system), 1.0),
+        *((content_terms(it.value), 1.0) for it in _user_live(q.items)),
+    )
+    out = []
+    for row in rows:
+        bag = content_terms(row.value)
+        by_input = covered(input_bag, bag, idf) if input_bag else 0.0
+        by_context = _CONTEXT_WEIGHT * covered(context, bag, idf) if context else 0.0
+        score, why = (
+            (by_input, "current input")
+            if by_input >= by_context
+            else (by_context, "this conversation")
+        )
+        if row.slot in p.global_slots and row.type in RULE_TYPES and score < p.min_score:
+            score, why = p.min_score, f"applies to every conversation ({row.slot})"
+        out.append((row, score, why))
+    return out
+
+
+def _already_here(row: LongTermItem, current: Sequence[MemoryItem], idf: Idf) -> bool:
+    value, bag = normalize(row.value), content_terms(row.value)
+    return any(
+        normalize(it.value) == value
+        or similarity(content_terms(it.value), bag, idf) >= DUPLICATE_MIN
+        for it in current
+    )
+
+
+def _revoked_now(rows: Sequence[LongTermItem], text: str) -> set[str]:
+    """Long-term rules the current input revokes ("no need for non-smoking this time")."""
+    statements = [s for s in read_statements(text, key_terms(text), False) if s.revoke]
+    if not statements or not rows:
+        return set()
+    ops = Resolver([as_memory_item(r) for r in rows], text, 1, lambda: "new").resolve(statements)
+    return {op.old_id for op in ops if isinstance(op, Revoke)}
+
+
+def _differs(old: str, new: str) -> bool:
+    """Does `new` say something else than `old` on a shared subject? A change cue
+    ("instead", "改用"), a negation on one side only ("never express" / "use express"),
+    opposite choices, or another value of the same kind."""
+    return (
+        read_cues(new).change > 0
+        or negated(old) != negated(new)
+        or opposed(old, new)
+        or value_change(extract_values(new), extract_values(old))[0]
+    )
+
+
+def _conflicts(
+    rows: Sequence[LongTermItem], current: Sequence[MemoryItem], idf: Idf, conflict_min: float
+) -> dict[str, MemoryItem]:
+    """For each row, the latest item of this conversation that says something else on its
+    subject: the same slot; a rule or request about the same subject that differs
+    (`_differs`); or one the revision rules read as replacing it."""
+    found: dict[str, MemoryItem] = {}
+    latest_first = sorted(current, key=lambda i: -i.source_ordinal)
+    for row in rows:
+        bag = content_terms(row.value)
+        for it in latest_first:
+            # This conversation's request (its goal) overrides a standing rule as much
+            # as a rule does.
+            rules = it.type in _CURRENT_RULES and row.type in RULE_TYPES
+            about = rules and covered(content_terms(it.value), bag, idf) >= conflict_min
+            slot = semantic_slot(row.slot) and it.slot == row.slot
+            if (slot and same_family(it.type, row.type)) or (
+                about and _differs(row.value, it.value)
+            ):
+                found[row.id] = it
+                break
+    rest = [r for r in rows if r.id not in found]
+    if not rest:
+        return found
+    live = [as_memory_item(r) for r in rest]
+    terms = frozenset().union(*(key_terms(r.value) for r in rest))
+    # One pass of the revision rules per item, all rows at once, for the latest items.
+    for it in latest_first[:_RESOLVER_ITEMS]:
+        if not key_terms(it.value) & terms:
+            continue
+        statements = read_statements(it.value, key_terms(it.value), opening=True)
+        ops = Resolver(live, it.value, 1, lambda: "new").resolve(statements) if statements else []
+        for op in ops:
+            if isinstance(op, Supersede | Conflict) and op.old_id not in found:
+                found[op.old_id] = it
+    return found
+
+
+def plan_backfill(
+    rows: Sequence[LongTermItem],
+    q: BackfillQuery,
+    cap: int,
+    p: LongTermParams,
+    count: TokenCounter,
+) -> Backfill:
+    """The background lines for this request within `cap` tokens, and why each row
+    was or was not shown. Rows that came from this very conversation are skipped:
+    they are its working memory already."""
+    eligible = [r for r in rows if r.status == "active" and r.source_session_id != q.session_id]
+    out = Backfill()
+    if not eligible or p.max_items == 0:
+        return out
+    shortlisted = [eligible[i] for i in _shortlist(eligible, q, p)]
+    scored = sorted(
+        _relevance(shortlisted, q, p),
+        key=lambda t: (-t[1] * (1 + 0.1 * min(t[0].confirmations - 1, 3)), -t[0].last_confirmed),
+    )
+    current = _user_live(q.items)
+    idf = Idf([*(r.value for r in shortlisted), *(it.value for it in current)])
+    revoked = _revoked_now([r for r, s, _ in scored if s >= p.min_score], q.text)
+    selected: list[LongTermItem] = []
+    reasons: dict[str, tuple[float, str]] = {}
+    for row, score, why in scored:
+        if score <= 0:
+            continue
+        reason = ""
+        if score < p.min_score:
+            reason = f"below min_score ({score:.2f} < {p.min_score})"
+        elif row.id in revoked:
+            reason = "revoked by the current input"
+        elif len(selected) >= p.max_items:
+            reason = f"over max_items ({p.max_items})"
+        elif _already_here(row, current, idf):
+            reason = "already in this conversation's memory"
+        if reason:
+            out.candidates.append(Candidate(SECTION, row.id, 0, score, "dropped", reason))
+            continue
+        selected.append(row)
+        reasons[row.id] = (score, f"relevant to {why} ({score:.2f})")
+    others = _conflicts(selected, current, idf, p.conflict_min)
+    out.conflicts = {row_id: it.value for row_id, it in others.items()}
+    lines: list[Line] = []
+    for rank, row in enumerate(selected):
+        text = render_line(row, out.conflicts.get(row.id))
+        lines.append(Line(row.id, text, count(text), (rank, 0, row.id), SECTION))
+    shown, content, tokens = fit_lines(BACKFILL_HEADER, lines, cap, count)
+    shown_ids = {ln.key for ln in shown}
+    for ln in lines:
+        score, reason = reasons[ln.key]
+        if ln.key in shown_ids:
+            if ln.key in out.conflicts:
+                reason += "; this conversation overrides it"
+            out.candidates.append(
+                Candidate(SECTION, ln.key, ln.tokens, score, "recalled", reason, SECTION)
+            )
+        else:
+            out.candidates.append(
+                Candidate(SECTION, ln.key, ln.tokens, score, "dropped", "over long-term share")
+            )
+    skipped = len(eligible) - len(out.candidates)
+    if skipped > 0:
+        out.candidates.append(
+            Candidate(SECTION, f"{skipped} others", 0, 0.0, "dropped", "no term in common")
+        )
+    if content:
+        out.contents, out.tokens, out.item_ids = [content], tokens, [ln.key for ln in shown]
+    out.conflicts = {k: v for k, v in out.conflicts.items() if k in shown_ids}
+    return out
+
+
+def place_backfill(
+    ctx: AssembledContext, backfill: Backfill, tail_count: int, budget: int
+) -> AssembledContext:
+    """Insert the block right before the replay (or the current input) and account for it.
+
+    The assembler ran with the budget less the block's tokens, so the total
+    stays within `budget`. A passthrough context is no longer one once the
+    block is in it.
+    """
+    ctx.candidates += backfill.candidates
+    ctx.budget = budget
+    if not backfill.contents:
+        return ctx
+    at = len(ctx.messages) - tail_count
+    if at > 0 and str(ctx.messages[at - 1].get("content", "")).startswith(REPLAY_HEADER):
+        at -= 1
+    ctx.messages[at:at] = backfill.messages()
+    names = [s.name for s in ctx.sections]
+    where = names.index("replay") if "replay" in names else names.index("tail")
+    ctx.sections.insert(where, Section(SECTION, backfill.tokens, len(backfill.item_ids)))
+    ctx.tokens += backfill.tokens
+    ctx.passthrough = False
+    return ctx
+
+
+def backfill_cap(budget: int, mandatory_tokens: int, p: LongTermParams) -> int:
+    """Tokens the block may take: its share of the history budget."""
+    return max(0, int((budget - mandatory_tokens) * p.share))
