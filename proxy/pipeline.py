@@ -334,9 +334,10 @@ class Pipeline:
         else:
             turns, chain, hashes = conv.turns, conv.chain, conv.hashes
         prepared.turns, prepared.system, prepared.chain = turns, sys_turns, chain
-        self.cache.put(
-            SessionTurns(session, [t.raw for t in turns], list(turns), list(hashes), list(chain))
-        )
+        # The turns as this client sent them (its copy of our earlier answers may carry
+        # extra null fields): what its next request will resend, compared at C speed.
+        sent = list(conv.raws) if resolution.kind != "stateful" else [t.raw for t in turns]
+        self.cache.put(SessionTurns(session, sent, list(turns), list(hashes), list(chain)))
         if prepared.mode != "raw" and prepared.preset.extractor is not None:
             system_prompt = "\n".join(t.text for t in sys_turns)
             results = await self.memory.extract(
