@@ -116,6 +116,9 @@ class SessionTurns:
     hashes: list[str]
     chain: list[str]
     first_hash: str = field(default="")
+    # Leading `raws` that came from the client and passed validation (our own
+    # answers, appended after the request, never did).
+    validated: int = 0
 
 
 def split_system(messages: list[dict[str, Any]]) -> int:
@@ -163,6 +166,33 @@ class ConversationCache:
     def candidates(self, tenant_id: str, first_hash: str) -> list[SessionTurns]:
         ids = self._by_first.get(f"{tenant_id}:{first_hash}", [])
         return [e for sid in reversed(ids) if (e := self._by_session.get(sid)) is not None]
+
+    def seen_prefix(self, tenant_id: str, messages: list[Any]) -> range:
+        """Indexes of the unvalidated `messages` equal to turns validated before.
+
+        A continuation resends the turns of the session's last request; they
+        passed validation then. Equal values pass it alike: the checks look at
+        strings, lists, objects and nulls only, and `==` never equates those with
+        other types. Leading system messages are never cached, so never skipped.
+        """
+        split = 0
+        while (
+            split < len(messages)
+            and type(messages[split]) is dict
+            and messages[split].get("role") in SYSTEM_ROLES
+        ):
+            split += 1
+        if split == len(messages) or type(messages[split]) is not dict:
+            return range(0)
+        try:
+            first = message_hash(messages[split])
+        except (AttributeError, TypeError, ValueError, RecursionError):
+            return range(0)  # malformed: validation will say where
+        for cached in self.candidates(tenant_id, first):
+            n = min(cached.validated, len(messages) - split)
+            if n and messages[split : split + n] == cached.raws[:n]:
+                return range(split, split + n)
+        return range(0)
 
     def put(self, entry: SessionTurns) -> None:
         sid = entry.session.id

@@ -336,8 +336,11 @@ class Pipeline:
         prepared.turns, prepared.system, prepared.chain = turns, sys_turns, chain
         # The turns as this client sent them (its copy of our earlier answers may carry
         # extra null fields): what its next request will resend, compared at C speed.
-        sent = list(conv.raws) if resolution.kind != "stateful" else [t.raw for t in turns]
-        self.cache.put(SessionTurns(session, sent, list(turns), list(hashes), list(chain)))
+        stateful = resolution.kind == "stateful"
+        sent = [t.raw for t in turns] if stateful else list(conv.raws)
+        entry = SessionTurns(session, sent, list(turns), list(hashes), list(chain))
+        entry.validated = 0 if stateful else len(sent)
+        self.cache.put(entry)
         if prepared.mode != "raw" and prepared.preset.extractor is not None:
             system_prompt = "\n".join(t.text for t in sys_turns)
             results = await self.memory.extract(
