@@ -128,23 +128,26 @@ def split_system(messages: list[dict[str, Any]]) -> int:
     return split
 
 
-def shared_prefix(cached: SessionTurns, raws: list[dict[str, Any]], hashes0: str) -> int:
+def shared_prefix(
+    cached: SessionTurns, raws: list[dict[str, Any]], hashes0: str, proven: int = 0
+) -> int:
     """How many leading turns `raws` shares with `cached` (0 if it isn't a continuation).
 
     Equal dicts are found at C speed; the last cached turn (our recorded answer)
     is compared by hash, since clients re-serialise it with extra null fields.
+    The first `proven` turns are already known equal (`ConversationCache.proven`).
     """
     m = len(cached.raws)
     if not m or cached.first_hash != hashes0:
         return 0
     if len(raws) >= m:
-        if raws[: m - 1] != cached.raws[: m - 1]:
+        if raws[proven : m - 1] != cached.raws[proven : m - 1]:
             return 0
         last = raws[m - 1]
         if last == cached.raws[m - 1] or message_hash(last) == cached.hashes[m - 1]:
             return m
         return m - 1
-    if raws == cached.raws[: len(raws)]:
+    if raws[proven:] == cached.raws[proven : len(raws)]:
         return len(raws)
     return 0
 
@@ -156,6 +159,8 @@ class ConversationCache:
         self._by_session: OrderedDict[str, SessionTurns] = OrderedDict()
         self._by_first: dict[str, list[str]] = {}
         self._max = max_sessions
+        # The last `seen_prefix` match: (messages, entry, turns found equal).
+        self._proof: tuple[list[Any], SessionTurns, int] | None = None
 
     def get(self, session_id: str) -> SessionTurns | None:
         entry = self._by_session.get(session_id)
@@ -188,11 +193,24 @@ class ConversationCache:
             first = message_hash(messages[split])
         except (AttributeError, TypeError, ValueError, RecursionError):
             return range(0)  # malformed: validation will say where
+        self._proof = None
         for cached in self.candidates(tenant_id, first):
             n = min(cached.validated, len(messages) - split)
             if n and messages[split : split + n] == cached.raws[:n]:
+                self._proof = (messages, cached, n)
                 return range(split, split + n)
         return range(0)
+
+    def proven(self, messages: list[dict[str, Any]], cached: SessionTurns) -> int:
+        """Leading turns of `messages` that `seen_prefix` found equal to `cached.raws`.
+
+        Valid while `cached` is the same entry: entries are replaced, not edited,
+        except for appending our answer, which leaves the compared turns as they were.
+        """
+        proof = self._proof
+        if proof is None or proof[0] is not messages or proof[1] is not cached:
+            return 0
+        return proof[2]
 
     def put(self, entry: SessionTurns) -> None:
         sid = entry.session.id

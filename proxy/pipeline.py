@@ -302,7 +302,7 @@ class Pipeline:
         for cached in self.cache.candidates(ctx.tenant_id, first):
             if cached.session.message_count != len(cached.raws):
                 continue  # written since it was cached: let the store decide
-            shared = shared_prefix(cached, raws, first)
+            shared = shared_prefix(cached, raws, first, self.cache.proven(messages, cached))
             if shared:
                 conv = build_conversation(counter, messages, cached, shared)
                 return conv, (cached.session, shared)
