@@ -97,24 +97,49 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _successor(item: MemoryItem, by_id: dict[str, MemoryItem]) -> MemoryItem | None:
+def _successor(
+    item: MemoryItem, by_id: dict[str, MemoryItem], memo: dict[str, MemoryItem | None]
+) -> MemoryItem | None:
+    """The live item at the end of `item`'s superseded_by chain (None: none, or a cycle).
+
+    A chain's items all lead to the same end, so `memo` records it for each of
+    them: a slot revised n times costs n steps, not n² (the filter is rebuilt
+    on every request).
+    """
     seen: set[str] = set()
+    walked: list[str] = []
     current = item
-    while current.superseded_by and current.superseded_by not in seen:
+    end: MemoryItem | None = None
+    while current.id not in memo:
+        walked.append(current.id)
+        if not current.superseded_by or current.superseded_by in seen:
+            break
         seen.add(current.superseded_by)
         nxt = by_id.get(current.superseded_by)
         if nxt is None:
-            return None
+            break
         if nxt.status in _LIVE:
-            return nxt
+            end = nxt
+            break
         current = nxt
-    return None
+    else:
+        end = memo[current.id]
+    for walked_id in walked:
+        memo[walked_id] = end
+    return end
 
 
 def _old(item: MemoryItem, successor: MemoryItem | None, value: str | None = None) -> _Old:
     value = item.value if value is None else value
+    return _old_of(value, successor.value if successor else None, item.source == "user")
+
+
+@lru_cache(maxsize=8192)
+def _old_of(value: str, successor: str | None, loose: bool) -> _Old:
+    """What a stale `value` looks like in a sentence (memoised: the filter is
+    rebuilt on every request from the same, slowly changing items)."""
     old_terms = _terms(value)
-    new_text = successor.value if successor else ""
+    new_text = successor if successor is not None else ""
     new_terms = set(_terms(new_text))
     changed = frozenset(t for t in old_terms if t not in new_terms)
     old_values = extract_values(value)
@@ -140,9 +165,9 @@ def _old(item: MemoryItem, successor: MemoryItem | None, value: str | None = Non
             (a, b) for a, b in itertools.pairwise(old_terms) if a in changed or b in changed
         )
         stems = _loose_terms(value) - _loose_terms(new_text)
-    quoted = _one_line(new_text) if successor else ""
+    quoted = _one_line(new_text) if successor is not None else ""
     return _Old(
-        short=_short_form(new_text, set(old_terms)) if successor else "",
+        short=_short_form(new_text, set(old_terms)) if successor is not None else "",
         norm=normalize(value),
         terms=frozenset(old_terms),
         changed=changed,
@@ -150,8 +175,20 @@ def _old(item: MemoryItem, successor: MemoryItem | None, value: str | None = Non
         values=frozenset(value_signature(v) for v in stale_values),
         stems=stems,
         successor=quoted if quoted and len(quoted) <= MAX_SUCCESSOR_CHARS else None,
-        loose=item.source == "user",
+        loose=loose,
     )
+
+
+# Sentences already matched, per set of old items (see `StaleFilter.matches`).
+_MEMO_SENTENCES = 4096
+
+
+@lru_cache(maxsize=256)
+def _matches_memo(olds: tuple[_Old, ...]) -> dict[str, tuple[_Old, ...]]:
+    """One memo per set of old items: a session's stale items change rarely, and
+    every request re-renders the same summary lines, so its later filters reuse
+    the earlier one's answers (the answer depends only on the sentence and `olds`)."""
+    return {}
 
 
 class StaleFilter:
@@ -160,8 +197,9 @@ class StaleFilter:
     def __init__(self, items: Iterable[MemoryItem]) -> None:
         items = list(items)
         by_id = {it.id: it for it in items}
+        ends: dict[str, MemoryItem | None] = {}
         self._old = [
-            _old(it, _successor(it, by_id)) for it in items if it.status in _STALE_STATUSES
+            _old(it, _successor(it, by_id, ends)) for it in items if it.status in _STALE_STATUSES
         ]
         # A value an operator edited is stale too. It was wrong, or not to be
         # repeated: sentences stating it are dropped, not annotated. (Only
@@ -186,6 +224,7 @@ class StaleFilter:
                 if version.note.startswith("revoked"):
                     stems = frozenset(_stem(t) for t in _terms(it.value))
                     self._revoked_at.setdefault(version.ordinal, []).append(stems)
+        self._memo = _matches_memo(tuple(self._old)) if self._old else {}
 
     def __bool__(self) -> bool:
         return bool(self._old or self._revoked_at)
@@ -201,6 +240,16 @@ class StaleFilter:
         """The old items `sentence` states (a sentence may state several)."""
         if not self._old:
             return []
+        known = self._memo.get(sentence)
+        if known is not None:
+            return list(known)
+        out = self._match(sentence)
+        if len(self._memo) >= _MEMO_SENTENCES:
+            self._memo.clear()
+        self._memo[sentence] = tuple(out)
+        return out
+
+    def _match(self, sentence: str) -> list[_Old]:
         norm = normalize(sentence)
         seq = _terms(sentence)
         own = frozenset(seq)

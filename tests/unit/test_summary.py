@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from policies.staleness import StaleFilter
@@ -84,6 +85,23 @@ def test_superseded_value_is_annotated_with_the_current_one_on_the_same_line() -
     assert all("2-year term" in ln for ln in stale)
     # The assistant's restatement is dropped rather than annotated.
     assert not any(ln.startswith("assistant:") for ln in lines)
+
+
+def test_every_old_value_of_a_long_revision_chain_names_the_current_one() -> None:
+    # A slot revised many times: each old value points at the next, the last is live.
+    values = [f"The venue holds {100 + 10 * k} guests." for k in range(30)]
+    items = [item(f"v{k}", v, k) for k, v in enumerate(values)]
+    for older, newer in itertools.pairwise(items):
+        older.status, older.superseded_by = "superseded", newer.id
+    cycle = [item("a", "The caterer is Bianchi.", 40), item("b", "The caterer is Rossi.", 41)]
+    cycle[0].status, cycle[0].superseded_by = "superseded", "b"
+    cycle[1].status, cycle[1].superseded_by = "superseded", "a"  # corrupt: no live end
+    for _ in range(2):  # a filter rebuilt from the same items answers the same
+        stale = StaleFilter([*reversed(items), *cycle])
+        for value in values[:-1]:
+            assert stale.clean([value]) == [f"{value} (later changed: {values[-1]})"]
+        assert stale.clean([values[-1]]) == [values[-1]]
+        assert stale.clean(["The caterer is Bianchi."]) == []
 
 
 def test_revoked_rule_and_its_withdrawal_leave_the_summary() -> None:
