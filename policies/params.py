@@ -39,6 +39,10 @@ class RecallParams(BaseModel):
     min_score: float = Field(default=2.0, ge=0)
     # A recalled turn longer than this is cut to its most relevant sentences.
     snippet_chars: int = Field(default=400, ge=40)
+    # Show a recalled question with the start of its reply, and a recalled
+    # answer with the question before it: the words that match are often in
+    # one half of the exchange, the answer in the other.
+    exchanges: bool = True
 
 
 class _LayeredParams(_CacheParams):
