@@ -534,17 +534,21 @@ def plan_recall(
                 date = (marker_date(turn.text) if turn else None) or hit.date
                 parts.append((comp.ordinal, comp.role, date, comp.sentences))
                 reasons[str(comp.ordinal)] = (hit.score, comp.reason)
-        for ordinal, role, date, sentences in parts:
+        for k, (ordinal, role, date, sentences) in enumerate(parts):
             if stale:
                 sentences = stale.clean(sentences, quoted, ordinal, role)
             if not sentences:
-                continue
+                break  # nothing left of the hit: its companion means nothing alone
             label = f"[{date}] " if date else ""
             text = f"{label}{role}: {' '.join(sentences)}"
             line = Line(str(ordinal), text, count(text), (ordinal, rank, ""), "recalled")
+            fits = line.tokens + 1 <= budget
+            if k and not fits:
+                break  # a companion only where it fits with its hit (see `fit_lines`)
             lines.append(line)
-            if line.tokens + 1 <= budget:
-                budget -= line.tokens + 1
+            if not fits:
+                break  # the hit is over the share, its companion must not take its place
+            budget -= line.tokens + 1
     shown, content, tokens = fit_lines(RECALL_HEADER, lines, cap, count)
     shown_keys = {ln.key for ln in shown}
     candidates = [

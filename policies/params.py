@@ -77,7 +77,7 @@ class SummaryBufferParams(_LayeredParams):
     # Most of the history budget the rolling summary may take: with no item
     # memory, the summary is what carries the older requirements.
     summary_share: float = Field(default=0.45, ge=0, le=1)
-    recall_share: float = Field(default=0.4, ge=0, le=1)
+    recall_share: float = Field(default=0.3, ge=0, le=1)
 
 
 class FullParams(_LayeredParams):
