@@ -30,7 +30,10 @@ _DATE_IN = re.compile(
 
 
 def marker_date(text: str) -> str | None:
-    """The date a turn's leading marker names ("8 May 2023"), or None.
+    """The date a turn's leading marker names, as written ("8 May, 2023"), or None.
+
+    Verbatim like every date memproxy passes on (DESIGN: dates are never
+    paraphrased); only whitespace is folded.
 
     Only a bracketed or `Date:` marker at the very start counts, and it must
     contain a recognisable date: a turn that merely mentions a date is not a
@@ -43,7 +46,7 @@ def marker_date(text: str) -> str | None:
     found = _DATE_IN.search(inner)
     if found is None:
         return None
-    return " ".join(found.group(0).replace(",", " ").split())
+    return " ".join(found.group(0).split())
 
 
 def strip_marker(text: str) -> str:

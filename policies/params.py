@@ -77,7 +77,7 @@ class SummaryBufferParams(_LayeredParams):
     # Most of the history budget the rolling summary may take: with no item
     # memory, the summary is what carries the older requirements.
     summary_share: float = Field(default=0.45, ge=0, le=1)
-    recall_share: float = Field(default=0.3, ge=0, le=1)
+    recall_share: float = Field(default=0.2, ge=0, le=1)
 
 
 class FullParams(_LayeredParams):
@@ -89,7 +89,7 @@ class FullParams(_LayeredParams):
     delta_share: float = Field(default=0.1, ge=0, le=1)
     replay_share: float = Field(default=0.1, ge=0, le=1)  # replay + conflict notes
     summary_share: float = Field(default=0.25, ge=0, le=1)
-    recall_share: float = Field(default=0.35, ge=0, le=1)
+    recall_share: float = Field(default=0.2, ge=0, le=1)
     recall_reserve: float = Field(default=0.1, ge=0, le=1)
     max_anchors: int = Field(default=4, ge=0)
     min_anchors: int = Field(default=2, ge=0)

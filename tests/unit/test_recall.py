@@ -59,14 +59,14 @@ def test_index_is_incremental_and_cut_back_on_a_rewind() -> None:
 
 
 def test_dates_come_from_session_markers_else_the_stored_day() -> None:
-    assert marker_date("[date: 1:56 pm on 8 May, 2023] Hey Mel!") == "8 May 2023"
+    assert marker_date("[date: 1:56 pm on 8 May, 2023] Hey Mel!") == "8 May, 2023"
     assert marker_date("[2023-05-08] hi") == "2023-05-08"
     assert marker_date("I met her on 8 May 2023") is None
     labels = DateLabels()
     day = 1_700_000_000.0
     assert labels.add("hello", day) == day_label(day) == "2023-11-14"
-    assert labels.add("[date: 8 May, 2023] new session", day) == "8 May 2023"
-    assert labels.add("a later turn of that session", day) == "8 May 2023"
+    assert labels.add("[date: 8 May, 2023] new session", day) == "8 May, 2023"
+    assert labels.add("a later turn of that session", day) == "8 May, 2023"
     labels.truncate(1)
     assert len(labels) == 1
     assert labels.get(1) == ""
@@ -74,7 +74,7 @@ def test_dates_come_from_session_markers_else_the_stored_day() -> None:
 
 def test_recalled_turns_are_dated_and_shown_in_conversation_order() -> None:
     hits = [
-        RecallHit(40, "user", "8 May 2023", "We adopted a cat named Oscar last week.", 9.0),
+        RecallHit(40, "user", "8 May, 2023", "We adopted a cat named Oscar last week.", 9.0),
         RecallHit(12, "assistant", "2 May 2023", "Oscar? I thought the cat was called Luna.", 5.0),
     ]
     gen = plan_recall(hits, term_set("cat name"), 200, 400, lambda t: len(t) // 4 + 1, None)
@@ -82,7 +82,7 @@ def test_recalled_turns_are_dated_and_shown_in_conversation_order() -> None:
     lines = content.splitlines()
     assert lines[0] == RECALL_HEADER
     assert lines[1].startswith("[2 May 2023] assistant: Oscar?")
-    assert lines[2].startswith("[8 May 2023] user: We adopted")
+    assert lines[2].startswith("[8 May, 2023] user: We adopted")
     assert {c.decision for c in gen.candidates} == {"recalled"}
     tight = plan_recall(hits, term_set("cat"), 25, 400, lambda t: len(t) // 4 + 1, None)
     assert tight.tokens <= 25
@@ -122,10 +122,10 @@ def test_session_date_carries_over_from_a_marker_inside_a_turn() -> None:
     labels = DateLabels()
     labels.add("[date: 8 May, 2023] first session", 0)
     # A client merged the last turn of one session with the first of the next.
-    assert labels.add("see you!\n[date: 20 May, 2023] back again", 0) == "8 May 2023"
-    assert labels.add("a turn of the second session", 0) == "20 May 2023"
+    assert labels.add("see you!\n[date: 20 May, 2023] back again", 0) == "8 May, 2023"
+    assert labels.add("a turn of the second session", 0) == "20 May, 2023"
     labels.truncate(1)  # the merged turn is rolled back: its marker goes with it
-    assert labels.add("a turn of the first session", 0) == "8 May 2023"
+    assert labels.add("a turn of the first session", 0) == "8 May, 2023"
     text = "[date: 8 May, 2023] Hi!\n[date: 9 May, 2023] Hello again"
     assert strip_markers(text) == "Hi!\nHello again"
 
