@@ -193,3 +193,29 @@ def test_full_params_reject_unknown_keys() -> None:
 
 def _turn(ordinal: int) -> Turn:
     return Turn(ordinal, "user", "x", {"role": "user", "content": "x"}, 5)
+
+
+def test_a_recalled_question_comes_with_its_reply_only_from_summarised_turns() -> None:
+    from policies.assembly import RECALL_HEADER
+    from policies.types import RecallHit
+
+    messages = chat(12)
+    messages[3] = msg("user", "What was the name of the ramen place near the station?")
+    messages[4] = msg("assistant", "It was Menya Kaito, the one with the blue curtain. " + "a" * 80)
+    messages.append(msg("user", "Remind me of that ramen place?"))
+    first = make(messages, 900)
+    hit = RecallHit(3, "user", "", messages[3]["content"], 7.0)
+    chunks = compact(first, FullAssembler().assemble(first), ())
+    inp = replace(first, recalled=[hit], summary_chunks=chunks, summary_upto=chunks[-1].upto)
+    ctx = FullAssembler().assemble(inp)
+    recall = next(m["content"] for m in ctx.messages if m["content"].startswith(RECALL_HEADER))
+    assert "user: What was the name of the ramen place near the station?" in recall
+    assert "assistant: It was Menya Kaito, the one with the blue curtain." in recall
+    reasons = {c.ref: c.reason for c in ctx.candidates if c.section == "recalled"}
+    assert reasons["4"] == "the reply to a recalled question"
+    # Without the exchanges option, only the hit itself.
+    plain = FullAssembler(FullParams.model_validate({"recall": {"exchanges": False}}))
+    alone = next(
+        m["content"] for m in plain.assemble(inp).messages if m["content"].startswith(RECALL_HEADER)
+    )
+    assert "Menya Kaito" not in alone
