@@ -162,11 +162,18 @@ class Pipeline:
         self.llm = LLMPolicies(upstream, settings)
         self.resolver = SessionResolver(store)
         self.cache = ConversationCache()
-        self.conversation_locks = KeyedLocks()
-        self.queue = SessionQueue()
+        self.conversation_locks = KeyedLocks(store)
+        self.queue = SessionQueue(store)
+        store.on_stale(self._drop_session)
         self.metrics = Metrics()
         self._background: set[asyncio.Task[Any]] = set()
         self._last_forwarded: dict[str, list[dict[str, Any]]] = {}
+
+    def _drop_session(self, session_id: str) -> None:
+        """Another replica wrote to the session: forget our copies of it."""
+        self.cache.drop(session_id)
+        self.memory.invalidate(session_id)
+        self.lifecycle.drop(session_id)
 
     # --- request entry ------------------------------------------------------------
 
@@ -238,6 +245,9 @@ class Pipeline:
         first_hash = message_hash(req.messages[split])
         held = await self.conversation_locks(f"{ctx.tenant_id}:{named or first_hash}")
         try:
+            if named is None and self.store.shared:
+                for entry in self.cache.candidates(ctx.tenant_id, first_hash):
+                    await self.store.sync(entry.session.id)
             conv, known = self._recognise(counter, req.messages, ctx)
             sys_turns = system_turns(counter, conv.system)
             raw_tokens = sum(t.tokens for t in sys_turns) + sum(t.tokens for t in conv.turns)

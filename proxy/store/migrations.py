@@ -132,12 +132,30 @@ M002_SUMMARY_CHUNKS = Migration(
     ),
 )
 
+M003_SESSION_VERSION = Migration(
+    "003_session_version",
+    (
+        # Several replicas on one PostgreSQL each cache a session's turns, items
+        # and summary; every write to the session bumps this counter (under the
+        # session row's lock), so a replica can tell that its copy is stale.
+        "-- bumped by every write to the session: replicas detect stale caches\n"
+        "ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 0",
+    ),
+)
+
 # The ordered list. Append only.
-MIGRATIONS: tuple[Migration, ...] = (M001_INITIAL, M002_SUMMARY_CHUNKS)
+MIGRATIONS: tuple[Migration, ...] = (M001_INITIAL, M002_SUMMARY_CHUNKS, M003_SESSION_VERSION)
+
+# Any constant: replicas starting together on a blank PostgreSQL database take
+# turns to migrate it (the second one then finds nothing left to do).
+_MIGRATION_LOCK = 0x6D656D70726F7879  # "memproxy"
 
 
 async def apply_migrations(conn: AsyncConnection) -> list[str]:
     """Apply pending migrations inside the caller's transaction; return their names."""
+    if conn.dialect.name == "postgresql":
+        # Held until the caller's transaction ends: DDL is transactional there.
+        await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
     await conn.execute(
         text(
             "CREATE TABLE IF NOT EXISTS schema_migrations ("

@@ -30,6 +30,7 @@ sessions = Table(
     Column("arm", Text),
     Column("created_at", Float, nullable=False),
     Column("updated_at", Float, nullable=False),
+    Column("version", Integer, nullable=False),
 )
 
 messages = Table(
