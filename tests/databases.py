@@ -34,21 +34,38 @@ def pg_base_url() -> str:
     return url
 
 
-@asynccontextmanager
-async def temp_pg_database(base_url: str) -> AsyncIterator[str]:
-    """A new, empty database on the server of `base_url`; dropped on exit."""
+async def create_pg_database(base_url: str) -> str:
+    """A new, empty database on the server of `base_url`; returns its URL."""
     name = f"memproxy_test_{uuid.uuid4().hex[:12]}"
     admin = create_async_engine(base_url, isolation_level="AUTOCOMMIT")
     try:
         async with admin.connect() as conn:
             await conn.execute(text(f'CREATE DATABASE "{name}"'))
-        try:
-            yield make_url(base_url).set(database=name).render_as_string(hide_password=False)
-        finally:
-            async with admin.connect() as conn:
-                await conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     finally:
         await admin.dispose()
+    return make_url(base_url).set(database=name).render_as_string(hide_password=False)
+
+
+async def drop_pg_database(base_url: str, url: str) -> None:
+    """Drop a database made by `create_pg_database` (connected clients are cut off)."""
+    parsed = make_url(url)
+    assert (parsed.database or "").startswith("memproxy_test_"), url
+    admin = create_async_engine(base_url, isolation_level="AUTOCOMMIT")
+    try:
+        async with admin.connect() as conn:
+            await conn.execute(text(f'DROP DATABASE IF EXISTS "{parsed.database}" WITH (FORCE)'))
+    finally:
+        await admin.dispose()
+
+
+@asynccontextmanager
+async def temp_pg_database(base_url: str) -> AsyncIterator[str]:
+    """A new, empty database on the server of `base_url`; dropped on exit."""
+    url = await create_pg_database(base_url)
+    try:
+        yield url
+    finally:
+        await drop_pg_database(base_url, url)
 
 
 @asynccontextmanager
