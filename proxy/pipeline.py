@@ -174,6 +174,7 @@ class Pipeline:
         self.cache.drop(session_id)
         self.memory.invalidate(session_id)
         self.lifecycle.drop(session_id)
+        self._last_forwarded.pop(session_id, None)
 
     # --- request entry ------------------------------------------------------------
 

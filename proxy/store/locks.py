@@ -28,7 +28,7 @@ log = logging.getLogger("memproxy.locks")
 
 _TRY = text("SELECT pg_try_advisory_lock(:k)")
 _UNLOCK = text("SELECT pg_advisory_unlock(:k)")
-_FIRST_DELAY_S, _MAX_DELAY_S = 0.002, 0.05
+_FIRST_DELAY_S, _MAX_DELAY_S = 0.002, 0.02
 
 
 def lock_key(name: str) -> int:

@@ -225,9 +225,10 @@ class Store:
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"timeout": 5}
         else:
-            # A request holds a connection only per query; `pre_ping` survives a
-            # database restart or a proxy between us and it closing idle ones.
-            kwargs.update(pool_size=10, max_overflow=10, pool_pre_ping=True)
+            # A request holds a connection only per query (the long-held session
+            # locks have connections of their own, see `locks.py`). Recycling
+            # stays ahead of proxies or firewalls that drop idle connections.
+            kwargs.update(pool_size=10, max_overflow=10, pool_recycle=1800)
         engine = create_async_engine(url, **kwargs)
         if engine.dialect.name == "sqlite":
             sync_engine: Engine = engine.sync_engine
@@ -285,13 +286,17 @@ class Store:
         (SQLite already has one writer). A version that moved by more than our
         own write means another process wrote since we last looked.
         """
-        version = await conn.scalar(
+        bump = (
             update(t.sessions)
             .where(t.sessions.c.id == session_id)
             .values(version=t.sessions.c.version + 1, **values)
-            .returning(t.sessions.c.version)
         )
-        if self.shared and version is not None:
+        if not self.shared:
+            # One process: nobody else to notice (and no RETURNING before SQLite 3.35).
+            await conn.execute(bump)
+            return
+        version = await conn.scalar(bump.returning(t.sessions.c.version))
+        if version is not None:
             seen = self._seen.get(session_id)
             self._saw(session_id, version, expected=None if seen is None else seen + 1)
 

@@ -76,16 +76,20 @@ async def _workload(ports: list[int]) -> list[tuple[set[str], list[dict[str, Any
             await client.close()
 
 
-async def _stored(url: str) -> tuple[int, dict[str, list[Any]]]:
+async def _stored(url: str) -> tuple[int, dict[str, list[Any]], int, int]:
+    """Sessions, each one's stored turns, and how many memory items and summary chunks."""
     store = await Store.open(url)
     try:
         sessions = await store.list_sessions(None, limit=1000)
-        turns = {
-            s.id: [m.message["content"] for m in await store.load_messages(s.id)] for s in sessions
-        }
+        turns = {}
+        items = chunks = 0
+        for s in sessions:
+            turns[s.id] = [m.message["content"] for m in await store.load_messages(s.id)]
+            items += len(await store.load_items(s.id))
+            chunks += len(await store.load_summary_chunks(s.id))
     finally:
         await store.close()
-    return len(sessions), turns
+    return len(sessions), turns, items, chunks
 
 
 async def _backends(url: str) -> int:
@@ -136,8 +140,11 @@ def _run(
 
 
 def _check_stored(results: list[tuple[set[str], list[dict[str, Any]]]], url: str) -> None:
-    count, stored = asyncio.run(_stored(url))
+    count, stored, items, chunks = asyncio.run(_stored(url))
     assert count == CONVERSATIONS, "one session per conversation"
+    # The contexts compared below hold extracted memory and a rolling summary.
+    assert items >= CONVERSATIONS
+    assert chunks >= CONVERSATIONS
     for sessions, history in results:
         assert len(sessions) == 1, f"a conversation answered from sessions {sessions}"
         session = next(iter(sessions))
