@@ -425,6 +425,9 @@ class Pipeline:
             )
             if managed.memory_layout is not None:
                 layers.layout = managed.memory_layout
+            if rebuilt and self.store.shared:
+                # Several replicas: the next request may be served by another one.
+                await self.store.save_layout(resolution.session.id, layers.layout)
             prepared.lifecycle = {
                 "summary_upto": layers.upto,
                 "summary_chunks": len(layers.chunks),
@@ -490,6 +493,8 @@ class Pipeline:
         if replacing:
             self.memory.invalidate(session.id)
             self.lifecycle.rewind(session.id, ordinal)
+            if self.store.shared:
+                await self.store.save_layout(session.id, None)
         cached = self.cache.get(session.id)
         if cached is not None and len(cached.turns) == ordinal:
             cached.raws.append(answer)

@@ -140,6 +140,11 @@ M003_SESSION_VERSION = Migration(
         # session row's lock), so a replica can tell that its copy is stale.
         "-- bumped by every write to the session: replicas detect stale caches\n"
         "ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 0",
+        # The layout is a prompt-cache hint (which items the working-memory block
+        # shows, in which order); a replica that did not serve the previous
+        # request would otherwise rebuild the block and send a different prompt.
+        "-- working-memory block as last laid out (JSON): the same prompt on any replica\n"
+        "ALTER TABLE sessions ADD COLUMN layout_json TEXT",
     ),
 )
 

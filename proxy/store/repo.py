@@ -22,7 +22,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
-from policies.types import ItemVersion, MemoryItem, SummaryChunk, SummaryLine
+from policies.types import ItemVersion, MemoryItem, MemoryLayout, SummaryChunk, SummaryLine
 from proxy.store import schema as t
 from proxy.store.locks import AdvisoryLocks
 from proxy.store.migrations import apply_migrations
@@ -158,6 +158,32 @@ def item_from_row(row: Any) -> MemoryItem:
         exposure=row.exposure,
         last_used_ordinal=row.last_used_ordinal,
         versions=[ItemVersion(o, s, v, n) for o, s, v, n in json.loads(row.versions_json)],
+    )
+
+
+def layout_to_json(layout: MemoryLayout) -> str:
+    return json.dumps(
+        {
+            "stable_ids": list(layout.stable_ids),
+            "anchor_count": layout.anchor_count,
+            "known_ids": sorted(layout.known_ids),
+            "tiers": dict(layout.tiers),
+            "entity_line": layout.entity_line,
+            "ordinal": layout.ordinal,
+        },
+        ensure_ascii=False,
+    )
+
+
+def layout_from_json(text: str) -> MemoryLayout:
+    data = json.loads(text)
+    return MemoryLayout(
+        stable_ids=tuple(data["stable_ids"]),
+        anchor_count=int(data["anchor_count"]),
+        known_ids=frozenset(data["known_ids"]),
+        tiers=dict(data["tiers"]),
+        entity_line=str(data["entity_line"]),
+        ordinal=int(data["ordinal"]),
     )
 
 
@@ -586,6 +612,19 @@ class Store:
         await self.replace_summary_chunks(
             target_id, [(c, *texts.get(c.upto, ("", 0))) for c in chunks]
         )
+
+    async def save_layout(self, session_id: str, layout: MemoryLayout | None) -> None:
+        """Keep the working-memory layout where every replica finds it."""
+        text = layout_to_json(layout) if layout is not None else None
+        async with self._begin() as conn:
+            await self._bump(conn, session_id, layout_json=text)
+
+    async def load_layout(self, session_id: str) -> MemoryLayout | None:
+        async with self.engine.connect() as conn:
+            text = await conn.scalar(
+                select(t.sessions.c.layout_json).where(t.sessions.c.id == session_id)
+            )
+        return layout_from_json(text) if text else None
 
     async def load_created_at(self, session_id: str) -> list[float]:
         """When each stored turn was written, by ordinal (dates of recalled turns)."""

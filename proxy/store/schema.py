@@ -31,6 +31,7 @@ sessions = Table(
     Column("created_at", Float, nullable=False),
     Column("updated_at", Float, nullable=False),
     Column("version", Integer, nullable=False),
+    Column("layout_json", Text),
 )
 
 messages = Table(

@@ -197,3 +197,60 @@ async def test_burst_of_one_conversation_across_replicas(proxy_factory: Any, pg_
         await replica.settle()
     stored = await replicas[0].services.store.load_messages(sessions.pop())
     assert [m.role for m in stored] == ["user", "assistant", "user", "assistant"]
+
+
+FACTS = [
+    "my name is Dana and I work at Orbital Labs",
+    "we are planning a team offsite in Porto",
+    "the offsite has 14 participants",
+    "one participant is vegetarian and two are vegan",
+    "we need a room with a projector",
+    "the hotel must be walkable from the old town",
+    "never book anything before 9 am",
+    "my colleague Ruben handles the invoices",
+    "please keep the agenda under 6 hours per day",
+    "remember that Friday is a public holiday there",
+]
+
+
+# Long turns: the history overflows the budget, so the context is assembled
+# (working memory, its delta, summary, recall) from the second round on.
+FILLER = " Background: " + " ".join(f"note{i}" for i in range(80))
+
+
+async def _facts_workload(replicas: list[Any], stub: Any, conversations: int) -> dict[str, Any]:
+    """Conversations that only add memory (nothing superseded): the block is kept."""
+
+    async def conversation(n: int) -> None:
+        history: list[dict[str, Any]] = [{"role": "system", "content": "Plan trips."}]
+        for r, fact in enumerate(FACTS):
+            history.append({"role": "user", "content": f"[c{n} r{r}] {fact}.{FILLER}"})
+            resp = await replicas[(n + r) % len(replicas)].chat(
+                history, headers={"X-Memory-Budget": "600"}
+            )
+            assert resp.status_code == 200, resp.text
+            history.append({"role": "assistant", "content": _text(resp)})
+
+    await asyncio.gather(*[conversation(n) for n in range(conversations)])
+    for replica in replicas:
+        await replica.settle()
+    return {r.body["messages"][-1]["content"]: r.body["messages"] for r in stub.received}
+
+
+async def test_alternating_replicas_forward_what_one_replica_forwards(
+    proxy_factory: Any, stub_upstream: Any
+) -> None:
+    """The working-memory block's layout (a prompt-cache hint) travels with the session."""
+    async with (
+        temp_pg_database(pg_base_url()) as one_url,
+        temp_pg_database(pg_base_url()) as two_url,
+    ):
+        single = await _facts_workload(
+            [await proxy_factory(memory={"database_url": one_url})], stub_upstream, 4
+        )
+        stub_upstream.reset()
+        pair = [await proxy_factory(memory={"database_url": two_url}) for _ in range(2)]
+        double = await _facts_workload(pair, stub_upstream, 4)
+    assert len(single) == len(double) == 4 * len(FACTS)
+    differing = sorted(k for k in single if single[k] != double.get(k))
+    assert not differing, (differing[0], single[differing[0]], double.get(differing[0]))

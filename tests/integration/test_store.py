@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from sqlalchemy import inspect, text
 
+from policies.types import MemoryLayout
 from proxy.store import schema
 from proxy.store.migrations import MIGRATIONS
 from proxy.store.repo import Store, StoredMessage
@@ -103,5 +104,26 @@ async def test_prefix_match_is_longest_and_tenant_scoped(database_url: str) -> N
         match = await store.match_chain("tenant-a", long_chain)
         assert match is not None
         assert match.length == 3
+    finally:
+        await store.close()
+
+
+async def test_memory_layout_round_trips(database_url: str) -> None:
+    store = await Store.open(database_url)
+    try:
+        await store.create_session("t", session_id="S1")
+        assert await store.load_layout("S1") is None
+        layout = MemoryLayout(
+            stable_ids=("b", "a"),
+            anchor_count=1,
+            known_ids=frozenset({"a", "b", "c"}),
+            tiers={"a": "active", "c": "archived"},
+            entity_line="Entities: Porto",
+            ordinal=7,
+        )
+        await store.save_layout("S1", layout)
+        assert await store.load_layout("S1") == layout
+        await store.save_layout("S1", None)
+        assert await store.load_layout("S1") is None
     finally:
         await store.close()
