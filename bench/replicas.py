@@ -164,6 +164,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=8, help="requests per conversation")
     parser.add_argument("--concurrency", type=int, default=32, help="conversations in flight")
     parser.add_argument("--pg-url", default=os.environ.get("MEMPROXY_TEST_PG_URL") or DEFAULT_PG)
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="run the whole set N times (noisy machines)"
+    )
     args = parser.parse_args()
 
     runs = [
@@ -171,7 +174,7 @@ def main() -> None:
         ("postgres x1", args.pg_url, 1, False),
         ("postgres x2 round-robin", args.pg_url, 2, False),
         ("postgres x2 sticky", args.pg_url, 2, True),
-    ]
+    ] * args.repeat
     results: list[tuple[str, float, list[float]]] = []
     with tempfile.TemporaryDirectory() as tmp, StubUpstream() as stub:
         for name, pg, replicas, sticky in runs:
@@ -194,18 +197,24 @@ def main() -> None:
     print(
         f"memproxy replicas: {args.sessions} sessions x {args.rounds} rounds = {requests} "
         f"requests per run, {args.concurrency} in flight, managed mode, stub upstream; "
-        f"{os.cpu_count()} CPUs, load average {load[0]:.1f} at the end"
+        f"{os.cpu_count()} CPUs, load average {load[0]:.1f} at the end; "
+        f"median of {args.repeat} run(s)"
     )
-    print("| run | seconds | req/s | vs sqlite x1 | vs postgres x1 | p50 ms | p95 ms |")
-    print("|---|---|---|---|---|---|---|")
-    base_sqlite = results[0][2] and len(results[0][2]) / results[0][1]
-    base_pg = len(results[1][2]) / results[1][1]
+    rates: dict[str, list[float]] = {}
+    latencies: dict[str, list[float]] = {}
     for name, elapsed, lat in results:
-        rate = len(lat) / elapsed
-        p95 = sorted(lat)[int(0.95 * (len(lat) - 1))]
+        rates.setdefault(name, []).append(len(lat) / elapsed)
+        latencies.setdefault(name, []).extend(lat)
+    median = {name: statistics.median(r) for name, r in rates.items()}
+    print("| run | req/s | each run | vs sqlite x1 | vs postgres x1 | p50 ms | p95 ms |")
+    print("|---|---|---|---|---|---|---|")
+    for name, rate in median.items():
+        lat = sorted(latencies[name])
+        each = " / ".join(f"{r:.1f}" for r in rates[name])
         print(
-            f"| {name} | {elapsed:.1f} | {rate:.1f} | {rate / base_sqlite:.2f} "
-            f"| {rate / base_pg:.2f} | {statistics.median(lat):.0f} | {p95:.0f} |"
+            f"| {name} | {rate:.1f} | {each} | {rate / median['sqlite x1']:.2f} "
+            f"| {rate / median['postgres x1']:.2f} | {statistics.median(lat):.0f} "
+            f"| {lat[int(0.95 * (len(lat) - 1))]:.0f} |"
         )
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import math
 import time
 from collections import OrderedDict
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import JSON, cast, delete, event, func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
@@ -26,8 +26,6 @@ from policies.types import ItemVersion, MemoryItem, MemoryLayout, SummaryChunk, 
 from proxy.store import schema as t
 from proxy.store.locks import AdvisoryLocks
 from proxy.store.migrations import apply_migrations
-
-log = logging.getLogger("memproxy.store")
 
 # Sessions whose version this process remembers; one forgotten is simply
 # treated as changed elsewhere (its caches are dropped: safe, one reload).
@@ -336,6 +334,15 @@ class Store:
     # --- sessions -----------------------------------------------------------------
 
     async def ensure_tenant(self, tenant_id: str) -> None:
+        if self.shared:
+            # Replicas may see a new tenant at once: the second insert is a no-op.
+            async with self._begin() as conn:
+                await conn.execute(
+                    pg_insert(t.tenants)
+                    .values(id=tenant_id, created_at=time.time())
+                    .on_conflict_do_nothing()
+                )
+            return
         async with self._begin() as conn:
             found = await conn.scalar(select(t.tenants.c.id).where(t.tenants.c.id == tenant_id))
             if found is None:

@@ -65,6 +65,18 @@ async def test_text_with_nul_characters_is_stored(pg_url: str) -> None:
     assert stored[0].message["content"] == "a\x00b"  # JSON keeps it escaped
 
 
+async def test_replicas_meeting_a_new_tenant_at_once_store_it_once(pg_url: str) -> None:
+    a, b = await Store.open(pg_url), await Store.open(pg_url)
+    try:
+        await asyncio.gather(*[s.ensure_tenant("tenant-new") for s in (a, b, a, b)])
+        async with a.engine.connect() as conn:
+            count = await conn.scalar(text("SELECT count(*) FROM tenants"))
+    finally:
+        await a.close()
+        await b.close()
+    assert count == 1
+
+
 async def _taken_within(task: asyncio.Task[None], seconds: float) -> bool:
     done, _ = await asyncio.wait({task}, timeout=seconds)
     return bool(done)
