@@ -37,7 +37,10 @@ def lock_key(name: str) -> int:
 
 
 class AdvisoryLocks:
-    def __init__(self, url: str, connections: int = 2) -> None:
+    # Lock operations on one connection run one after another (a round trip
+    # each, two per request and lock): a few connections let concurrent
+    # requests take and give back their locks in parallel.
+    def __init__(self, url: str, connections: int = 4) -> None:
         self._engine: AsyncEngine = create_async_engine(url, poolclass=NullPool)
         self._conns: list[AsyncConnection | None] = [None] * connections
         self._guards = [asyncio.Lock() for _ in range(connections)]
