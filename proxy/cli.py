@@ -45,10 +45,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.workers < 1:
+        print("memproxy: --workers must be at least 1", file=sys.stderr)
+        return 2
     if args.workers > 1 and settings.memory.database_url.startswith("sqlite"):
+        # SQLite could be shared (WAL, busy timeout), but the order of a session's
+        # requests and the matching of conversations live in each process: two
+        # workers would interleave a session's turns. PostgreSQL extends both
+        # across processes (advisory locks), so several workers need it.
         print(
-            "memproxy: --workers > 1 needs a shared database (PostgreSQL): per-session ordering "
-            "lives in each process. Use one worker with SQLite.",
+            "memproxy: --workers > 1 needs PostgreSQL (memory.database_url: "
+            "postgresql+asyncpg://..., or MEMPROXY_DATABASE_URL): with SQLite, each worker "
+            "would order a session's requests on its own. Use one worker with SQLite.",
             file=sys.stderr,
         )
         return 2
@@ -134,7 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--config", default=None, help="config.yaml (default: $MEMPROXY_CONFIG)")
     serve.add_argument("--host", default=DEFAULT_HOST)
     serve.add_argument("--port", type=int, default=DEFAULT_PORT)
-    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument(
+        "--workers", type=int, default=1, help="worker processes (more than 1: PostgreSQL only)"
+    )
     serve.add_argument(
         "--insecure", action="store_true", help="allow a non-loopback host without server.api_keys"
     )

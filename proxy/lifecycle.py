@@ -5,7 +5,8 @@ Runs under the session's ticket, like `MemoryState`. The summary is persisted
 the date labels live in memory only and grow by each request's new turns
 (they are rebuilt from the stored turns after a restart); the working-memory
 layout is a cache-friendliness hint kept in memory (losing it costs one
-rebuilt block, nothing else).
+rebuilt block, nothing else); on PostgreSQL it is stored with the session as
+well, so that whichever replica serves the next request lays the block out alike.
 
 Rollback: a regenerate or an edit rewinds the session to ordinal k; chunks
 covering any turn from k on go (the store drops their rows with the turns),
@@ -92,6 +93,11 @@ class Lifecycle:
                 await self.store.copy_summary_chunks(session.parent_id, session.id, fork_of)
             chunks = await self.store.load_summary_chunks(session.id)
             state = SessionLayers([c for c in chunks if c.upto <= len(turns)])
+            if self.store.shared and rewound_to is None and fork_of is None:
+                # Another replica laid the block out: keep it, and the prompt with it.
+                layout = await self.store.load_layout(session.id)
+                if layout is not None and layout.ordinal < len(turns):
+                    state.layout = layout
             created = await self.store.load_created_at(session.id) if turns else []
             self._index(state, turns, created)
             self._cache[session.id] = state

@@ -167,12 +167,20 @@ class Pipeline:
         self.llm = LLMPolicies(upstream, settings)
         self.resolver = SessionResolver(store)
         self.cache = ConversationCache()
-        self.conversation_locks = KeyedLocks()
-        self.queue = SessionQueue()
+        self.conversation_locks = KeyedLocks(store)
+        self.queue = SessionQueue(store)
+        store.on_stale(self._drop_session)
         self.metrics = Metrics()
         self.longterm = LongTermMemory.from_settings(store, settings.memory.long_term)
         self._background: set[asyncio.Task[Any]] = set()
         self._last_forwarded: dict[str, list[dict[str, Any]]] = {}
+
+    def _drop_session(self, session_id: str) -> None:
+        """Another replica wrote to the session: forget our copies of it."""
+        self.cache.drop(session_id)
+        self.memory.invalidate(session_id)
+        self.lifecycle.drop(session_id)
+        self._last_forwarded.pop(session_id, None)
 
     # --- request entry ------------------------------------------------------------
 
@@ -244,6 +252,9 @@ class Pipeline:
         first_hash = message_hash(req.messages[split])
         held = await self.conversation_locks(f"{ctx.tenant_id}:{named or first_hash}")
         try:
+            if named is None and self.store.shared:
+                for entry in self.cache.candidates(ctx.tenant_id, first_hash):
+                    await self.store.sync(entry.session.id)
             conv, known = self._recognise(counter, req.messages, ctx)
             sys_turns = system_turns(counter, conv.system)
             raw_tokens = sum(t.tokens for t in sys_turns) + sum(t.tokens for t in conv.turns)
@@ -430,6 +441,9 @@ class Pipeline:
             )
             if managed.memory_layout is not None:
                 layers.layout = managed.memory_layout
+            if rebuilt and self.store.shared:
+                # Several replicas: the next request may be served by another one.
+                await self.store.save_layout(resolution.session.id, layers.layout)
             prepared.lifecycle = {
                 "summary_upto": layers.upto,
                 "summary_chunks": len(layers.chunks),
@@ -499,6 +513,8 @@ class Pipeline:
         if replacing:
             self.memory.invalidate(session.id)
             self.lifecycle.rewind(session.id, ordinal)
+            if self.store.shared:
+                await self.store.save_layout(session.id, None)
         cached = self.cache.get(session.id)
         if cached is not None and len(cached.turns) == ordinal:
             cached.raws.append(answer)

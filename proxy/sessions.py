@@ -6,6 +6,12 @@ continuation, retry (nothing new), regenerate (incoming is a strict prefix:
 roll back), edit (divergence: fork from the common prefix), or a new session.
 With `X-Memory-Session` the session is named; a client may then send only the
 new message (stateful mode) and the proxy supplies the rest from its store.
+
+Ordering: requests of one session run one at a time, in arrival order, and a
+conversation is resolved by one request at a time. In one process that is an
+asyncio queue and lock; with PostgreSQL each also takes the same-named
+advisory lock, so several replicas exclude each other, and the session is
+synced (`Store.sync`) once held: another replica's writes drop our copies.
 """
 
 from __future__ import annotations
@@ -40,21 +46,32 @@ class Ticket:
     def __init__(self, queue: SessionQueue, key: str, future: asyncio.Future[None]) -> None:
         self._queue, self._key, self._future = queue, key, future
         self._released = False
+        self._shared = False  # holds the session's advisory lock
 
     async def wait(self) -> None:
         await asyncio.shield(self._future)
+        store = self._queue.store
+        if store is None or store.locks is None or self._released:
+            return
+        await store.locks.acquire(f"session:{self._key}")
+        self._shared = True
+        await store.sync(self._key)
 
     def release(self) -> None:
         if not self._released:
             self._released = True
+            store = self._queue.store
+            if self._shared and store is not None and store.locks is not None:
+                store.locks.release(f"session:{self._key}")
             self._queue._advance(self._key)
 
 
 class SessionQueue:
     """Per-session FIFO. `enter` is synchronous so it keeps the caller's order."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: Store | None = None) -> None:
         self._waiting: dict[str, deque[asyncio.Future[None]]] = {}
+        self.store = store  # with PostgreSQL: the order holds across replicas too
 
     def enter(self, key: str) -> Ticket:
         loop = asyncio.get_running_loop()
@@ -77,19 +94,39 @@ class SessionQueue:
 
 
 class KeyedLocks:
-    """asyncio locks by key, dropped when unused (bounded memory)."""
+    """asyncio locks by key, dropped when unused (bounded memory).
 
-    def __init__(self) -> None:
+    With a store on PostgreSQL, each also holds the advisory lock `conversation:<key>`.
+    """
+
+    def __init__(self, store: Store | None = None) -> None:
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+        self._shared = store.locks if store is not None else None
 
     async def __call__(self, key: str) -> _Held:
         lock, users = self._locks.get(key, (asyncio.Lock(), 0))
         self._locks[key] = (lock, users + 1)
-        await lock.acquire()
+        try:
+            await lock.acquire()
+        except BaseException:
+            self._forget(key, lock)
+            raise
+        if self._shared is not None:
+            try:
+                await self._shared.acquire(f"conversation:{key}")
+            except BaseException:
+                lock.release()
+                self._forget(key, lock)
+                raise
         return _Held(self, key, lock)
 
     def _done(self, key: str, lock: asyncio.Lock) -> None:
+        if self._shared is not None:
+            self._shared.release(f"conversation:{key}")
         lock.release()
+        self._forget(key, lock)
+
+    def _forget(self, key: str, lock: asyncio.Lock) -> None:
         _, users = self._locks[key]
         if users <= 1:
             del self._locks[key]

@@ -159,12 +159,40 @@ M003_LONG_TERM = Migration(
     ),
 )
 
+M004_SESSION_VERSION = Migration(
+    "004_session_version",
+    (
+        # Several replicas on one PostgreSQL each cache a session's turns, items
+        # and summary; every write to the session bumps this counter (under the
+        # session row's lock), so a replica can tell that its copy is stale.
+        "-- bumped by every write to the session: replicas detect stale caches\n"
+        "ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 0",
+        # The layout is a prompt-cache hint (which items the working-memory block
+        # shows, in which order); a replica that did not serve the previous
+        # request would otherwise rebuild the block and send a different prompt.
+        "-- working-memory block as last laid out (JSON): the same prompt on any replica\n"
+        "ALTER TABLE sessions ADD COLUMN layout_json TEXT",
+    ),
+)
+
 # The ordered list. Append only.
-MIGRATIONS: tuple[Migration, ...] = (M001_INITIAL, M002_SUMMARY_CHUNKS, M003_LONG_TERM)
+MIGRATIONS: tuple[Migration, ...] = (
+    M001_INITIAL,
+    M002_SUMMARY_CHUNKS,
+    M003_LONG_TERM,
+    M004_SESSION_VERSION,
+)
+
+# Any constant: replicas starting together on a blank PostgreSQL database take
+# turns to migrate it (the second one then finds nothing left to do).
+_MIGRATION_LOCK = 0x6D656D70726F7879  # "memproxy"
 
 
 async def apply_migrations(conn: AsyncConnection) -> list[str]:
     """Apply pending migrations inside the caller's transaction; return their names."""
+    if conn.dialect.name == "postgresql":
+        # Held until the caller's transaction ends: DDL is transactional there.
+        await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
     await conn.execute(
         text(
             "CREATE TABLE IF NOT EXISTS schema_migrations ("

@@ -10,20 +10,27 @@ import asyncio
 import json
 import math
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import JSON, cast, delete, event, func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from policies.longterm import LongTermItem, LongTermVersion
-from policies.types import ItemVersion, MemoryItem, SummaryChunk, SummaryLine
+from policies.types import ItemVersion, MemoryItem, MemoryLayout, SummaryChunk, SummaryLine
 from proxy.store import schema as t
+from proxy.store.locks import AdvisoryLocks
 from proxy.store.migrations import apply_migrations
+
+# Sessions whose version this process remembers; one forgotten is simply
+# treated as changed elsewhere (its caches are dropped: safe, one reload).
+_SEEN_SESSIONS = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +75,17 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: ConnectionPoolEntry) -> None:
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA busy_timeout=5000")
     cur.close()
+
+
+def _without_nul(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """PostgreSQL text cannot hold NUL characters (SQLite can); drop them."""
+    return [
+        {
+            k: v.replace("\x00", "") if isinstance(v, str) and "\x00" in v else v
+            for k, v in r.items()
+        }
+        for r in rows
+    ]
 
 
 def _session_from_row(row: Any) -> SessionRow:
@@ -142,6 +160,32 @@ def item_from_row(row: Any) -> MemoryItem:
     )
 
 
+def layout_to_json(layout: MemoryLayout) -> str:
+    return json.dumps(
+        {
+            "stable_ids": list(layout.stable_ids),
+            "anchor_count": layout.anchor_count,
+            "known_ids": sorted(layout.known_ids),
+            "tiers": dict(layout.tiers),
+            "entity_line": layout.entity_line,
+            "ordinal": layout.ordinal,
+        },
+        ensure_ascii=False,
+    )
+
+
+def layout_from_json(text: str) -> MemoryLayout:
+    data = json.loads(text)
+    return MemoryLayout(
+        stable_ids=tuple(data["stable_ids"]),
+        anchor_count=int(data["anchor_count"]),
+        known_ids=frozenset(data["known_ids"]),
+        tiers=dict(data["tiers"]),
+        entity_line=str(data["entity_line"]),
+        ordinal=int(data["ordinal"]),
+    )
+
+
 def chunk_to_row(
     session_id: str, chunk: SummaryChunk, text: str, tokens: int, now: float
 ) -> dict[str, Any]:
@@ -177,12 +221,19 @@ def chunk_from_row(row: Any) -> SummaryChunk:
 
 
 class Store:
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, locks: AdvisoryLocks | None = None) -> None:
         self.engine = engine
         # SQLite has one writer at a time; concurrent write transactions from the
         # pool's connections would fail fast with "database is locked" when a
         # reader upgrades. Writers queue here instead (PostgreSQL needs no lock).
         self._write_lock = asyncio.Lock() if engine.dialect.name == "sqlite" else None
+        # PostgreSQL may be shared by several replicas: `locks` extends the
+        # per-process session locks to all of them, and each session's version
+        # (bumped by every write) tells this process when its caches are stale.
+        self.shared = engine.dialect.name == "postgresql"
+        self.locks = locks
+        self._seen: OrderedDict[str, int] = OrderedDict()
+        self._stale_listeners: list[Callable[[str], None]] = []
 
     @asynccontextmanager
     async def _begin(self) -> AsyncIterator[AsyncConnection]:
@@ -198,17 +249,84 @@ class Store:
         kwargs: dict[str, Any] = {}
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"timeout": 5}
+        else:
+            # A request holds a connection only per query (the long-held session
+            # locks have connections of their own, see `locks.py`). Recycling
+            # stays ahead of proxies or firewalls that drop idle connections.
+            kwargs.update(pool_size=10, max_overflow=10, pool_recycle=1800)
         engine = create_async_engine(url, **kwargs)
         if engine.dialect.name == "sqlite":
             sync_engine: Engine = engine.sync_engine
             event.listen(sync_engine, "connect", _sqlite_pragmas)
-        store = cls(engine)
+        locks = AdvisoryLocks(url) if engine.dialect.name == "postgresql" else None
+        store = cls(engine, locks)
         async with engine.begin() as conn:
             await apply_migrations(conn)
         return store
 
     async def close(self) -> None:
+        if self.locks is not None:
+            await self.locks.aclose()
         await self.engine.dispose()
+
+    # --- several replicas: which cached sessions another process changed ------------
+
+    def on_stale(self, listener: Callable[[str], None]) -> None:
+        """Call `listener(session_id)` when another process wrote to that session."""
+        self._stale_listeners.append(listener)
+
+    def _saw(self, session_id: str, version: int | None, *, expected: int | None) -> None:
+        """Record `version` as seen; tell the listeners if it is not `expected`."""
+        if version is None:
+            self._seen.pop(session_id, None)
+        else:
+            self._seen[session_id] = version
+            self._seen.move_to_end(session_id)
+            while len(self._seen) > _SEEN_SESSIONS:
+                self._seen.popitem(last=False)
+        if expected is None or version != expected:
+            for listener in self._stale_listeners:
+                listener(session_id)
+
+    async def sync(self, session_id: str) -> None:
+        """Drop this process's copies of the session if another process wrote to it.
+
+        Called with the session's (or its conversation's) lock held, before any
+        cached turn, item or summary of it is used. A no-op on SQLite (one process).
+        """
+        if not self.shared:
+            return
+        async with self.engine.connect() as conn:
+            version = await conn.scalar(
+                select(t.sessions.c.version).where(t.sessions.c.id == session_id)
+            )
+        seen = self._seen.get(session_id)
+        if version is None or version != seen:
+            self._saw(session_id, version, expected=None)
+
+    async def _bump(self, conn: AsyncConnection, session_id: str, **values: Any) -> None:
+        """Count a write to the session, first in its transaction.
+
+        The row lock this takes orders the session's writers on PostgreSQL
+        (SQLite already has one writer). A version that moved by more than our
+        own write means another process wrote since we last looked.
+        """
+        bump = (
+            update(t.sessions)
+            .where(t.sessions.c.id == session_id)
+            .values(version=t.sessions.c.version + 1, **values)
+        )
+        if not self.shared:
+            # One process: nobody else to notice (and no RETURNING before SQLite 3.35).
+            await conn.execute(bump)
+            return
+        version = await conn.scalar(bump.returning(t.sessions.c.version))
+        if version is not None:
+            seen = self._seen.get(session_id)
+            self._saw(session_id, version, expected=None if seen is None else seen + 1)
+
+    def _rows(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return _without_nul(rows) if self.shared else rows
 
     async def ping(self) -> None:
         async with self.engine.connect() as conn:
@@ -217,6 +335,15 @@ class Store:
     # --- sessions -----------------------------------------------------------------
 
     async def ensure_tenant(self, tenant_id: str) -> None:
+        if self.shared:
+            # Replicas may see a new tenant at once: the second insert is a no-op.
+            async with self._begin() as conn:
+                await conn.execute(
+                    pg_insert(t.tenants)
+                    .values(id=tenant_id, created_at=time.time())
+                    .on_conflict_do_nothing()
+                )
+            return
         async with self._begin() as conn:
             found = await conn.scalar(select(t.tenants.c.id).where(t.tenants.c.id == tenant_id))
             if found is None:
@@ -348,7 +475,12 @@ class Store:
         after that ordinal first (rollback of memory derived from discarded turns).
         """
         now = time.time()
+        count = start + len(turns)
+        values: dict[str, Any] = {"message_count": count, "updated_at": now}
+        if system is not None:
+            values["system_json"] = json.dumps(system, ensure_ascii=False)
         async with self._begin() as conn:
+            await self._bump(conn, session.id, **values)
             await conn.execute(
                 delete(t.messages).where(
                     t.messages.c.session_id == session.id, t.messages.c.ordinal >= start
@@ -357,33 +489,28 @@ class Store:
             if turns:
                 await conn.execute(
                     insert(t.messages),
-                    [
-                        {
-                            "session_id": session.id,
-                            "ordinal": m.ordinal,
-                            "tenant_id": session.tenant_id,
-                            "role": m.role,
-                            "message_json": json.dumps(m.message, ensure_ascii=False),
-                            "text": m.text,
-                            "tool_call_id": m.tool_call_id,
-                            "tool_call_ids": json.dumps(list(m.tool_call_ids))
-                            if m.tool_call_ids
-                            else None,
-                            "content_hash": m.content_hash,
-                            "chain_hash": m.chain_hash,
-                            "tokens": m.tokens,
-                            "created_at": m.created_at,
-                        }
-                        for m in turns
-                    ],
+                    self._rows(
+                        [
+                            {
+                                "session_id": session.id,
+                                "ordinal": m.ordinal,
+                                "tenant_id": session.tenant_id,
+                                "role": m.role,
+                                "message_json": json.dumps(m.message, ensure_ascii=False),
+                                "text": m.text,
+                                "tool_call_id": m.tool_call_id,
+                                "tool_call_ids": json.dumps(list(m.tool_call_ids))
+                                if m.tool_call_ids
+                                else None,
+                                "content_hash": m.content_hash,
+                                "chain_hash": m.chain_hash,
+                                "tokens": m.tokens,
+                                "created_at": m.created_at,
+                            }
+                            for m in turns
+                        ]
+                    ),
                 )
-            count = start + len(turns)
-            values: dict[str, Any] = {"message_count": count, "updated_at": now}
-            if system is not None:
-                values["system_json"] = json.dumps(system, ensure_ascii=False)
-            await conn.execute(
-                update(t.sessions).where(t.sessions.c.id == session.id).values(**values)
-            )
             # A summary chunk covering any replaced turn came from discarded turns.
             await conn.execute(
                 delete(t.summaries).where(
@@ -421,17 +548,19 @@ class Store:
         if not items:
             return
         async with self._begin() as conn:
+            await self._bump(conn, session_id)
             await self._upsert_items(conn, session_id, items)
 
     async def replace_items(self, session_id: str, items: Sequence[MemoryItem]) -> None:
         """Make the stored items exactly `items` (after a rollback)."""
         async with self._begin() as conn:
+            await self._bump(conn, session_id)
             await conn.execute(
                 delete(t.memory_items).where(t.memory_items.c.session_id == session_id)
             )
             if items:
                 await conn.execute(
-                    insert(t.memory_items), [item_to_row(session_id, i) for i in items]
+                    insert(t.memory_items), self._rows([item_to_row(session_id, i) for i in items])
                 )
 
     # --- rolling summary ------------------------------------------------------------
@@ -460,6 +589,7 @@ class Store:
         passes the previous end so that nothing else is touched.
         """
         async with self._begin() as conn:
+            await self._bump(conn, session_id)
             await conn.execute(
                 delete(t.summaries).where(
                     t.summaries.c.session_id == session_id,
@@ -468,10 +598,10 @@ class Store:
             )
             if chunks:
                 now = time.time()
-                await conn.execute(
-                    insert(t.summaries),
-                    [chunk_to_row(session_id, c, text, tokens, now) for c, text, tokens in chunks],
-                )
+                rows = [
+                    chunk_to_row(session_id, c, text, tokens, now) for c, text, tokens in chunks
+                ]
+                await conn.execute(insert(t.summaries), self._rows(rows))
 
     async def copy_summary_chunks(self, source_id: str, target_id: str, upto: int) -> None:
         """A fork inherits the summary of the prefix it shares with its parent."""
@@ -491,6 +621,19 @@ class Store:
             target_id, [(c, *texts.get(c.upto, ("", 0))) for c in chunks]
         )
 
+    async def save_layout(self, session_id: str, layout: MemoryLayout | None) -> None:
+        """Keep the working-memory layout where every replica finds it."""
+        text = layout_to_json(layout) if layout is not None else None
+        async with self._begin() as conn:
+            await self._bump(conn, session_id, layout_json=text)
+
+    async def load_layout(self, session_id: str) -> MemoryLayout | None:
+        async with self.engine.connect() as conn:
+            text = await conn.scalar(
+                select(t.sessions.c.layout_json).where(t.sessions.c.id == session_id)
+            )
+        return layout_from_json(text) if text else None
+
     async def load_created_at(self, session_id: str) -> list[float]:
         """When each stored turn was written, by ordinal (dates of recalled turns)."""
         async with self.engine.connect() as conn:
@@ -506,14 +649,15 @@ class Store:
     async def _upsert_items(self, conn: Any, session_id: str, items: Sequence[MemoryItem]) -> None:
         ids = [i.id for i in items]
         await conn.execute(delete(t.memory_items).where(t.memory_items.c.id.in_(ids)))
-        await conn.execute(insert(t.memory_items), [item_to_row(session_id, i) for i in items])
+        rows = [item_to_row(session_id, i) for i in items]
+        await conn.execute(insert(t.memory_items), self._rows(rows))
 
     # --- request records ------------------------------------------------------------
 
     async def save_requests(self, rows: Sequence[dict[str, Any]]) -> None:
         if rows:
             async with self._begin() as conn:
-                await conn.execute(insert(t.requests), list(rows))
+                await conn.execute(insert(t.requests), self._rows(list(rows)))
 
     async def purge_requests(self, older_than: float) -> int:
         """Delete request records created before `older_than` (log.retention_days)."""
@@ -599,8 +743,9 @@ class Store:
 
     async def update_item(self, session_id: str, item: MemoryItem) -> bool:
         """Overwrite one stored item of `session_id`; False if it is not there."""
-        row = item_to_row(session_id, item)
+        row = self._rows([item_to_row(session_id, item)])[0]
         async with self._begin() as conn:
+            await self._bump(conn, session_id)
             result = await conn.execute(
                 update(t.memory_items)
                 .where(t.memory_items.c.id == item.id, t.memory_items.c.session_id == session_id)

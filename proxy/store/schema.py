@@ -30,6 +30,8 @@ sessions = Table(
     Column("arm", Text),
     Column("created_at", Float, nullable=False),
     Column("updated_at", Float, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("layout_json", Text),
 )
 
 messages = Table(

@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
@@ -18,8 +19,13 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def serve(config_path: Path, port: int, timeout_s: float = 120) -> subprocess.Popen[bytes]:
-    """Start the proxy and wait for `/health`; generous timeout for a loaded 2-core box."""
+def serve(
+    config_path: Path, port: int, timeout_s: float = 120, args: Sequence[str] = ()
+) -> subprocess.Popen[bytes]:
+    """Start the proxy and wait for `/health`; generous timeout for a loaded 2-core box.
+
+    `args` go to `memproxy serve` after the usual ones (e.g. `--workers 2`).
+    """
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     # A file, not a pipe: nobody drains a pipe while the server runs, and a full
     # pipe would block the server's logging.
@@ -36,6 +42,7 @@ def serve(config_path: Path, port: int, timeout_s: float = 120) -> subprocess.Po
             str(port),
             "--log-level",
             "warning",
+            *args,
         ],
         env=env,
         stdout=subprocess.DEVNULL,

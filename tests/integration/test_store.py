@@ -1,47 +1,64 @@
-"""The store: migrations on a blank database, prefix matching, isolation."""
+"""The store: migrations on a blank database, prefix matching, isolation.
+
+Each test runs on SQLite and on PostgreSQL (skipped without MEMPROXY_TEST_PG_URL).
+"""
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
+from sqlalchemy import inspect, text
 
-from sqlalchemy import inspect
-
+from policies.types import MemoryLayout
 from proxy.store import schema
 from proxy.store.migrations import MIGRATIONS
 from proxy.store.repo import Store, StoredMessage
 
 
-async def test_migrations_build_the_declared_schema_on_a_blank_database(tmp_path: Path) -> None:
-    db = tmp_path / "blank.db"
-    store = await Store.open(f"sqlite+aiosqlite:///{db}")
+async def test_migrations_build_the_declared_schema_on_a_blank_database(
+    database_url: str,
+) -> None:
+    store = await Store.open(database_url)
     try:
         async with store.engine.connect() as conn:
             columns = await conn.run_sync(
                 lambda sync: {
-                    table: [c["name"] for c in inspect(sync).get_columns(table)]
+                    table: {c["name"]: c for c in inspect(sync).get_columns(table)}
                     for table in inspect(sync).get_table_names()
                 }
             )
+            applied = [r[0] for r in await conn.execute(text("SELECT name FROM schema_migrations"))]
+            journal = None
+            if store.engine.dialect.name == "sqlite":
+                journal = await conn.scalar(text("PRAGMA journal_mode"))
     finally:
         await store.close()
     for table in schema.metadata.sorted_tables:
-        assert columns[table.name] == [c.name for c in table.columns], table.name
+        found = columns[table.name]
+        assert list(found) == [c.name for c in table.columns], table.name
+        for column in table.columns:
+            # Same nullability (SQLite lets a TEXT primary key be null: not
+            # compared), and a type of the same family, on every database.
+            if not column.primary_key:
+                assert found[column.name]["nullable"] == column.nullable, (
+                    f"{table.name}.{column.name}"
+                )
+            assert found[column.name]["type"]._type_affinity is column.type._type_affinity, (
+                f"{table.name}.{column.name}: {found[column.name]['type']!r}"
+            )
     assert set(columns) == {t.name for t in schema.metadata.sorted_tables} | {"schema_migrations"}
-    with sqlite3.connect(db) as conn:
-        applied = [r[0] for r in conn.execute("SELECT name FROM schema_migrations")]
-        journal = conn.execute("PRAGMA journal_mode").fetchone()[0]
     assert applied == [m.name for m in MIGRATIONS]
-    assert journal == "wal"
+    assert journal in (None, "wal")
 
 
-async def test_migrations_are_idempotent(tmp_path: Path) -> None:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'twice.db'}"
+async def test_migrations_are_idempotent(database_url: str) -> None:
     for _ in range(2):
-        store = await Store.open(url)
+        store = await Store.open(database_url)
         await store.close()
-    with sqlite3.connect(tmp_path / "twice.db") as conn:
-        count = conn.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0]
+    store = await Store.open(database_url)
+    try:
+        async with store.engine.connect() as conn:
+            count = await conn.scalar(text("SELECT COUNT(*) FROM schema_migrations"))
+    finally:
+        await store.close()
     assert count == len(MIGRATIONS)
 
 
@@ -73,8 +90,8 @@ def _message(ordinal: int, chain: str) -> StoredMessage:
     )
 
 
-async def test_prefix_match_is_longest_and_tenant_scoped(tmp_path: Path) -> None:
-    store = await Store.open(f"sqlite+aiosqlite:///{tmp_path / 'm.db'}")
+async def test_prefix_match_is_longest_and_tenant_scoped(database_url: str) -> None:
+    store = await Store.open(database_url)
     try:
         a = await store.create_session("tenant-a", session_id="S1")
         await store.write_turns(a, 0, [_message(0, "c0"), _message(1, "c1"), _message(2, "c2")])
@@ -87,5 +104,26 @@ async def test_prefix_match_is_longest_and_tenant_scoped(tmp_path: Path) -> None
         match = await store.match_chain("tenant-a", long_chain)
         assert match is not None
         assert match.length == 3
+    finally:
+        await store.close()
+
+
+async def test_memory_layout_round_trips(database_url: str) -> None:
+    store = await Store.open(database_url)
+    try:
+        await store.create_session("t", session_id="S1")
+        assert await store.load_layout("S1") is None
+        layout = MemoryLayout(
+            stable_ids=("b", "a"),
+            anchor_count=1,
+            known_ids=frozenset({"a", "b", "c"}),
+            tiers={"a": "active", "c": "archived"},
+            entity_line="Entities: Porto",
+            ordinal=7,
+        )
+        await store.save_layout("S1", layout)
+        assert await store.load_layout("S1") == layout
+        await store.save_layout("S1", None)
+        assert await store.load_layout("S1") is None
     finally:
         await store.close()
