@@ -677,15 +677,18 @@ class Pipeline:
             prepared.target, prepared.forwarded, prepared.req.params, stream=False
         )
         compare = self.start_compare(prepared)
-        extra = {"compare_task": compare} if compare is not None else {}
+        extra: dict[str, Any] = {"compare_task": compare} if compare is not None else {}
         try:
             completion = await self.upstream.complete(call)
         except ProxyError as exc:
+            if exc.route:
+                extra["upstream"] = exc.route  # retries and fallbacks tried
             self.finish(prepared, Outcome(exc.status, error=exc.message, extra=extra))
             return exc.response(prepared.headers())
         except BaseException:
             prepared.release()
             raise
+        extra["upstream"] = completion.route  # which model answered, after which attempts
         answer = None
         choices = completion.body.get("choices") or []
         if choices and isinstance(choices[0], dict) and isinstance(choices[0].get("message"), dict):
