@@ -97,7 +97,7 @@ async def stream_completion(pipeline: Pipeline, prepared: Prepared) -> Response:
                 acc.add(data)
                 yield _sse(data)
             answer = acc.message()
-            await pipeline.record_answer(prepared, answer)
+            await pipeline.store_answer(prepared, answer)
             yield b"data: [DONE]\n\n"
         except asyncio.CancelledError:
             error, status, answer = "client disconnected", 499, None

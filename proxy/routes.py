@@ -101,7 +101,7 @@ async def chat_completions(request: Request) -> Response:
             budget_header=headers["x-memory-budget"],
             policy_header=headers["x-memory-policy"],
         )
-        prepared = await services.pipeline.prepare(req, ctx)
+        prepared = await services.pipeline.prepare_guarded(req, ctx)
     except ProxyError as exc:
         return exc.response({"X-Memory-Request-Id": request_id})
     if req.stream:

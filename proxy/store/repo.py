@@ -22,6 +22,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 
 from policies.types import ItemVersion, MemoryItem, SummaryChunk, SummaryLine
 from proxy.store import schema as t
+from proxy.store.faults import StoreBusy, store_fault
 from proxy.store.migrations import apply_migrations
 
 
@@ -59,14 +60,17 @@ class ChainMatch:
     length: int  # number of leading turns shared with the incoming history
 
 
-def _sqlite_pragmas(dbapi_conn: Any, _record: ConnectionPoolEntry) -> None:
-    # WAL lets readers proceed during a write; busy_timeout turns "database is
-    # locked" into a short wait instead of an error under concurrent requests.
-    cur = dbapi_conn.cursor()
-    cur.execute("PRAGMA journal_mode=WAL")
-    cur.execute("PRAGMA synchronous=NORMAL")
-    cur.execute("PRAGMA busy_timeout=5000")
-    cur.close()
+def _sqlite_pragmas(busy_ms: int) -> Any:
+    def apply(dbapi_conn: Any, _record: ConnectionPoolEntry) -> None:
+        # WAL lets readers proceed during a write; busy_timeout turns "database is
+        # locked" into a short, bounded wait instead of an error under concurrency.
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute(f"PRAGMA busy_timeout={busy_ms}")
+        cur.close()
+
+    return apply
 
 
 def _session_from_row(row: Any) -> SessionRow:
@@ -176,12 +180,14 @@ def chunk_from_row(row: Any) -> SummaryChunk:
 
 
 class Store:
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, timeout_s: float = 5.0) -> None:
         self.engine = engine
         # SQLite has one writer at a time; concurrent write transactions from the
         # pool's connections would fail fast with "database is locked" when a
         # reader upgrades. Writers queue here instead (PostgreSQL needs no lock).
         self._write_lock = asyncio.Lock() if engine.dialect.name == "sqlite" else None
+        self.timeout_s = timeout_s
+        self._last_commit = self._last_fault = 0.0  # time.monotonic() of each
 
     @asynccontextmanager
     async def _begin(self) -> AsyncIterator[AsyncConnection]:
@@ -189,19 +195,53 @@ class Store:
             async with self.engine.begin() as conn:
                 yield conn
             return
-        async with self._write_lock, self.engine.begin() as conn:
-            yield conn
+        await self._wait_for_write_lock(self._write_lock)
+        try:
+            async with self.engine.begin() as conn:
+                yield conn
+            self._last_commit = time.monotonic()
+        except Exception as exc:
+            if store_fault(exc) is not None:
+                self._last_fault = time.monotonic()
+            raise
+        finally:
+            self._write_lock.release()
+
+    async def _wait_for_write_lock(self, lock: asyncio.Lock) -> None:
+        """Queue for the write lock, in order, but not behind a failing store.
+
+        A long queue under load is fine: waiters keep their place. But when the
+        last write failed on a store fault (a lock held by another process, a
+        full disk) and nothing has committed since, waiters give up after
+        `timeout_s` (StoreBusy) instead of each serving a busy timeout in turn.
+        A hard cap of 10 x `timeout_s` bounds every wait.
+        """
+        started = time.monotonic()
+        acquire = asyncio.ensure_future(lock.acquire())
+        try:
+            while True:
+                done, _ = await asyncio.wait({acquire}, timeout=self.timeout_s)
+                if done:
+                    return
+                failing = self._last_fault > self._last_commit
+                if failing or time.monotonic() - started >= 10 * self.timeout_s:
+                    raise StoreBusy("timed out waiting for the store's write lock")
+        except BaseException:
+            if not acquire.cancel() and not acquire.cancelled() and acquire.exception() is None:
+                lock.release()  # acquired just as we gave up: hand it on
+            raise
 
     @classmethod
-    async def open(cls, url: str) -> Store:
+    async def open(cls, url: str, *, timeout_s: float = 5.0) -> Store:
+        """`timeout_s` bounds every store wait (`memory.store_timeout_s`)."""
         kwargs: dict[str, Any] = {}
         if url.startswith("sqlite"):
-            kwargs["connect_args"] = {"timeout": 5}
+            kwargs["connect_args"] = {"timeout": timeout_s}
         engine = create_async_engine(url, **kwargs)
         if engine.dialect.name == "sqlite":
             sync_engine: Engine = engine.sync_engine
-            event.listen(sync_engine, "connect", _sqlite_pragmas)
-        store = cls(engine)
+            event.listen(sync_engine, "connect", _sqlite_pragmas(int(timeout_s * 1000)))
+        store = cls(engine, timeout_s)
         async with engine.begin() as conn:
             await apply_migrations(conn)
         return store
