@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from proxy.chat_request import parse_chat_request
 from proxy.errors import ProxyError
 from proxy.ids import new_id
+from proxy.openapi import CHAT_OPENAPI
 from proxy.pipeline import RequestContext
 from proxy.relay import stream_completion
 from proxy.services import Services
@@ -82,8 +83,8 @@ def _memory_headers(request: Request, limit: int) -> dict[str, str | None]:
     return out
 
 
-@router.post("/v1/chat/completions")
-@router.post("/chat/completions")
+@router.post("/v1/chat/completions", openapi_extra=CHAT_OPENAPI)
+@router.post("/chat/completions", openapi_extra=CHAT_OPENAPI)
 async def chat_completions(request: Request) -> Response:
     services: Services = request.app.state.services
     settings = services.settings
