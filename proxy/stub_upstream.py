@@ -248,7 +248,14 @@ class StubUpstream:
         self._sock.bind(("127.0.0.1", 0))
         self.port: int = self._sock.getsockname()[1]
         config = uvicorn.Config(
-            build_stub_app(self.state), log_level="critical", lifespan="off", access_log=False
+            build_stub_app(self.state),
+            log_level="critical",
+            lifespan="off",
+            access_log=False,
+            # Longer than the client pool's idle expiry (httpx: 5 s), as real providers
+            # keep it: with both at 5 s, a loaded machine lets the server close a
+            # connection the client is reusing ("Connection error" under load).
+            timeout_keep_alive=60,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name="stub-upstream", daemon=True)

@@ -210,11 +210,11 @@ class Store:
     async def _wait_for_write_lock(self, lock: asyncio.Lock) -> None:
         """Queue for the write lock, in order, but not behind a failing store.
 
-        A long queue under load is fine: waiters keep their place. But when the
-        last write failed on a store fault (a lock held by another process, a
-        full disk) and nothing has committed since, waiters give up after
-        `timeout_s` (StoreBusy) instead of each serving a busy timeout in turn.
-        A hard cap of 10 x `timeout_s` bounds every wait.
+        A long queue under load is fine: waiters keep their place. But when a
+        write fails on a store fault while they wait (a lock held by another
+        process, a full disk) and nothing commits after it, they give up
+        (StoreBusy) instead of each serving a busy timeout in turn. A hard cap
+        of 10 x `timeout_s` bounds every wait.
         """
         started = time.monotonic()
         acquire = asyncio.ensure_future(lock.acquire())
@@ -223,7 +223,9 @@ class Store:
                 done, _ = await asyncio.wait({acquire}, timeout=self.timeout_s)
                 if done:
                     return
-                failing = self._last_fault > self._last_commit
+                # A write failed on a store fault while we waited, and none has
+                # committed since: the store is failing now, not just busy.
+                failing = self._last_fault > max(started, self._last_commit)
                 if failing or time.monotonic() - started >= 10 * self.timeout_s:
                     raise StoreBusy("timed out waiting for the store's write lock")
         except BaseException:
