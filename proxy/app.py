@@ -29,7 +29,9 @@ def create_app(settings: Settings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = await Store.open(settings.memory.database_url)
+        store = await Store.open(
+            settings.memory.database_url, timeout_s=settings.memory.store_timeout_s
+        )
         upstream = Upstream(settings)
         upstream.load_in_background()
         secrets = [*settings.server.api_keys, settings.server.admin_key or ""]

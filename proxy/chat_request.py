@@ -65,7 +65,7 @@ def _check_content(content: Any, where: str, role: str, has_tool_calls: bool) ->
         if not isinstance(part, dict):
             raise _bad(f"{pw} must be an object", pw)
         ptype = part.get("type")
-        if ptype not in PART_TYPES:
+        if not isinstance(ptype, str) or ptype not in PART_TYPES:  # a list is unhashable
             raise _bad(f"{pw}.type: unknown content part type {ptype!r}", f"{pw}.type")
         if ptype == "text" and not isinstance(part.get("text"), str):
             raise _bad(f"{pw}.text must be a string", f"{pw}.text")
@@ -82,7 +82,7 @@ def _check_message(msg: Any, i: int) -> None:
     if not isinstance(msg, dict):
         raise _bad(f"{where} must be an object", where)
     role = msg.get("role")
-    if role not in ROLES:
+    if not isinstance(role, str) or role not in ROLES:  # a list or object is unhashable
         raise _bad(
             f"{where}.role: invalid role {role!r}; expected one of "
             "system, developer, user, assistant, tool",
@@ -95,6 +95,17 @@ def _check_message(msg: Any, i: int) -> None:
         for j, call in enumerate(tool_calls):
             if not isinstance(call, dict) or not isinstance(call.get("id"), str):
                 raise _bad(f"{where}.tool_calls[{j}].id must be a string", f"{where}.tool_calls")
+            fn = call.get("function")
+            if fn is not None and not (
+                isinstance(fn, dict)
+                and isinstance(fn.get("name", ""), str)
+                and isinstance(fn.get("arguments", ""), str)
+            ):
+                raise _bad(
+                    f"{where}.tool_calls[{j}].function must be an object with string "
+                    "name and arguments",
+                    f"{where}.tool_calls[{j}].function",
+                )
     if role == "tool" and not isinstance(msg.get("tool_call_id"), str):
         raise _bad(f"{where}.tool_call_id is required for role 'tool'", f"{where}.tool_call_id")
     _check_content(msg.get("content"), where, role, bool(tool_calls))
@@ -136,6 +147,7 @@ def parse_chat_request(
             type(msg) is dict
             and msg.keys() <= _PLAIN_KEYS
             and type(msg.get("content")) is str
+            and type(msg.get("role")) is str
             and msg.get("role") in _PLAIN_ROLES
             and type(msg.get("name", "")) is str
         ):

@@ -80,6 +80,13 @@ class MemorySettings(_Strict):
     # servers that reject the parameter (the output is validated either way).
     llm_json_mode: bool = True
     long_term: LongTermSettings = Field(default_factory=LongTermSettings)
+    # What a request does when the store fails (locked, missing, read-only,
+    # full): `open` forwards the client's messages unmanaged and answers with
+    # `X-Memory-Degraded: 1`; `closed` answers 503 (`store_unavailable`).
+    on_store_error: Literal["open", "closed"] = "open"
+    # Bound on every store wait: SQLite's busy timeout and the wait for the
+    # write lock. A locked database costs a request at most about this long.
+    store_timeout_s: float = Field(default=5.0, gt=0, le=300)
 
     @model_validator(mode="after")
     def _llm_needs_model(self) -> MemorySettings:
@@ -97,6 +104,7 @@ class ServerSettings(_Strict):
     max_header_bytes: int = Field(default=1024, gt=0)
     request_timeout_s: float = Field(default=600.0, gt=0)
     connect_timeout_s: float = Field(default=10.0, gt=0)
+    # Kept for older files: `router_settings.num_retries` wins when both are set.
     num_retries: int = Field(default=0, ge=0, le=10)
 
     @field_validator("api_keys")
@@ -112,6 +120,27 @@ class LogSettings(_Strict):
     retention_days: int = Field(default=30, ge=0)
 
 
+class RouterSettings(BaseModel):
+    """LiteLLM's `router_settings`: the keys memproxy acts on; the others are ignored.
+
+    Retryable failures (connection errors, timeouts, 408/409/429/5xx) are retried
+    `num_retries` times on the same model_list entry with exponential backoff
+    (`retry_backoff_s`, doubling, at most `retry_backoff_max_s`; a provider's
+    `Retry-After` is honoured up to `retry_after_max_s`, and a longer one is not
+    waited for). Then each `fallbacks` entry for the requested model is tried
+    in order. A stream is only retried before its first chunk reached the client.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    num_retries: int | None = Field(default=None, ge=0, le=10)
+    # LiteLLM's format: [{"gpt-4o": ["claude-sonnet", "local"]}]
+    fallbacks: list[dict[str, list[str]]] = Field(default_factory=list)
+    retry_backoff_s: float = Field(default=0.5, ge=0, le=60)
+    retry_backoff_max_s: float = Field(default=8.0, ge=0, le=300)
+    retry_after_max_s: float = Field(default=30.0, ge=0, le=600)
+
+
 class Settings(_Strict):
     model_list: list[ModelEntry] = Field(default_factory=list)
     memory: MemorySettings = Field(default_factory=MemorySettings)
@@ -120,7 +149,7 @@ class Settings(_Strict):
     # LiteLLM proxy files often carry these; accepted so the file can be shared.
     litellm_settings: dict[str, Any] = Field(default_factory=dict)
     general_settings: dict[str, Any] = Field(default_factory=dict)
-    router_settings: dict[str, Any] = Field(default_factory=dict)
+    router_settings: RouterSettings = Field(default_factory=RouterSettings)
 
     @model_validator(mode="after")
     def _llm_model_is_configured(self) -> Settings:
@@ -128,6 +157,30 @@ class Settings(_Strict):
         if name and self.find_model(name) is None and not self.server.allow_passthrough_models:
             raise ValueError(f"memory.llm_model: {name!r} is not a model_list model_name")
         return self
+
+    @model_validator(mode="after")
+    def _fallbacks_are_configured(self) -> Settings:
+        for rule in self.router_settings.fallbacks:
+            for name, targets in rule.items():
+                for model in (name, *targets):
+                    if self.find_model(model) is None:
+                        raise ValueError(
+                            f"router_settings.fallbacks: {model!r} is not a model_list model_name"
+                        )
+        return self
+
+    @property
+    def num_retries(self) -> int:
+        """Retries per model_list entry: `router_settings`, else `server.num_retries`."""
+        configured = self.router_settings.num_retries
+        return self.server.num_retries if configured is None else configured
+
+    def fallbacks_for(self, model_name: str) -> list[str]:
+        """The model_list entries to try, in order, after `model_name` failed."""
+        out: list[str] = []
+        for rule in self.router_settings.fallbacks:
+            out += [m for m in rule.get(model_name, ()) if m != model_name and m not in out]
+        return out
 
     def find_model(self, name: str) -> ModelEntry | None:
         for entry in self.model_list:

@@ -52,6 +52,8 @@ class ProxyError(Exception):
             status, "api_error" if status >= 500 else "invalid_request_error"
         )
         self.headers = headers or {}
+        # Upstream attempts (retries, fallbacks) behind this error, for the request record.
+        self.route: dict[str, Any] | None = None
 
     def body(self) -> dict[str, Any]:
         return {

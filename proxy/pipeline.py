@@ -48,6 +48,7 @@ from proxy.metrics import Metrics
 from proxy.records import Outcome, context_record, prefix_share
 from proxy.request_log import RequestLog
 from proxy.sessions import KeyedLocks, Resolution, SessionQueue, SessionResolver
+from proxy.store.faults import store_fault
 from proxy.store.repo import SessionRow, Store
 from proxy.tokens import TokenCounter, TokenCounters
 from proxy.upstream import Target, Upstream
@@ -100,6 +101,7 @@ class Prepared:
     lifecycle_trimmed: bool = False  # the summary was trimmed to fit its share
     user: str | None = None  # long-term memory scope (X-Memory-User, else body `user`)
     longterm: Backfill | None = None  # background from the user's earlier conversations
+    degraded: str | None = None  # the store failed: why (memory.on_store_error: open)
 
     @property
     def session_id(self) -> str | None:
@@ -120,6 +122,8 @@ class Prepared:
             out["X-Memory-Over-Budget"] = "1"
         if self.shadow is not None:
             out["X-Memory-Shadow-Tokens"] = str(self.shadow.tokens)
+        if self.degraded:
+            out["X-Memory-Degraded"] = "1"
         return out
 
 
@@ -139,6 +143,21 @@ def clean_answer(message: dict[str, Any]) -> dict[str, Any]:
             for c in message["tool_calls"]
         ]
     return out
+
+
+def _store_unavailable(reason: str, *, answered: bool = False) -> ProxyError:
+    what = (
+        "the answer could not be stored, so it is withheld"
+        if answered
+        else "the request was not forwarded"
+    )
+    return ProxyError(
+        503,
+        f"memproxy's memory store is unavailable ({reason}); {what} "
+        "(memory.on_store_error: closed). Retry shortly.",
+        code="store_unavailable",
+        headers={"Retry-After": "1"},
+    )
 
 
 def ab_arm(session_id: str, raw_share: float) -> str:
@@ -303,6 +322,7 @@ class Pipeline:
             return prepared
         except BaseException:
             ticket.release()
+            self.forget_cached(session.id)  # a failed write may leave caches ahead of the store
             raise
 
     def _recognise(
@@ -489,6 +509,56 @@ class Pipeline:
             return managed
         return place_backfill(managed, background, len(tail), prepared.budget)
 
+    # --- store faults (memory.on_store_error) ------------------------------------
+
+    async def prepare_guarded(self, req: ChatRequest, ctx: RequestContext) -> Prepared:
+        """`prepare`, with a failing store handled as `memory.on_store_error` says.
+
+        `open`: the client's own messages go upstream unmanaged, marked degraded;
+        `closed`: a 503. Every store wait is bounded (`memory.store_timeout_s`).
+        """
+        try:
+            return await self.prepare(req, ctx)
+        except Exception as exc:
+            reason = store_fault(exc)
+            if reason is None:
+                raise
+        log.warning("memory store unavailable, request %s: %s", ctx.request_id, reason)
+        if self.settings.memory.on_store_error == "closed":
+            raise _store_unavailable(reason)
+        target = self.upstream.resolve(req.model)
+        counter = self.counters.for_model(target.provider_model)
+        conv = build_conversation(counter, req.messages)
+        tokens = sum(t.tokens for t in (*system_turns(counter, conv.system), *conv.turns))
+        budget = self._budget(req, ctx, target)
+        preset = self._preset(ctx.policy_header)
+        prepared = Prepared(
+            ctx, req, target, "raw", preset, counter, budget, tokens, req.messages, tokens
+        )
+        prepared.degraded = reason
+        return prepared
+
+    async def store_answer(self, prepared: Prepared, message: dict[str, Any]) -> None:
+        """`record_answer`; if the store fails, degrade (open) or raise a 503 (closed)."""
+        try:
+            await self.record_answer(prepared, message)
+        except Exception as exc:
+            reason = store_fault(exc)
+            if reason is None:
+                raise
+            log.warning("answer of request %s not stored: %s", prepared.ctx.request_id, reason)
+            if prepared.session_id:
+                self.forget_cached(prepared.session_id)
+            if self.settings.memory.on_store_error == "closed":
+                raise _store_unavailable(reason, answered=True) from None
+            prepared.degraded = reason
+
+    def forget_cached(self, session_id: str) -> None:
+        """Drop a session's in-process state; the next request reloads it from the store."""
+        self.cache.drop(session_id)
+        self.memory.invalidate(session_id)
+        self.lifecycle.drop(session_id)
+
     # --- after the answer ---------------------------------------------------------
 
     async def record_answer(self, prepared: Prepared, message: dict[str, Any]) -> None:
@@ -532,12 +602,14 @@ class Pipeline:
 
     async def _finish(self, prepared: Prepared, outcome: Outcome) -> None:
         try:
-            if outcome.answer is not None and prepared.resolution is not None:
+            # A degraded answer is not in the store: no memory comes from it.
+            stored = prepared.resolution is not None and not prepared.degraded
+            if outcome.answer is not None and stored:
                 await self._extract_answer(prepared, outcome.answer)
-            if prepared.resolution is not None:
+            if stored:
                 await self._forget(prepared)
                 await self._refine_summary(prepared)
-            if prepared.user is not None and prepared.resolution is not None:
+            if prepared.user is not None and stored and prepared.resolution is not None:
                 session_id = prepared.resolution.session.id
                 self.longterm.submit(
                     ConsolidationJob(
@@ -548,6 +620,8 @@ class Pipeline:
                 )  # fmt: skip
         except Exception:
             log.exception("post-response memory update failed")
+            if prepared.session_id:
+                self.forget_cached(prepared.session_id)
         finally:
             prepared.release()
         if outcome.cost is None and outcome.cost_source is not None:
@@ -696,6 +770,8 @@ class Pipeline:
                 "shown": background.item_ids if background else [],
                 "conflicts": background.conflicts if background else {},
             }
+        if prepared.degraded:
+            record["degraded"] = prepared.degraded
         if prepared.policy_calls:
             # LLM-backed extraction / summarisation this request caused.
             calls = [c.as_dict() for c in prepared.policy_calls]
@@ -729,21 +805,27 @@ class Pipeline:
             prepared.target, prepared.forwarded, prepared.req.params, stream=False
         )
         compare = self.start_compare(prepared)
-        extra = {"compare_task": compare} if compare is not None else {}
+        extra: dict[str, Any] = {"compare_task": compare} if compare is not None else {}
         try:
             completion = await self.upstream.complete(call)
         except ProxyError as exc:
+            if exc.route:
+                extra["upstream"] = exc.route  # retries and fallbacks tried
             self.finish(prepared, Outcome(exc.status, error=exc.message, extra=extra))
             return exc.response(prepared.headers())
         except BaseException:
             prepared.release()
             raise
+        extra["upstream"] = completion.route  # which model answered, after which attempts
         answer = None
         choices = completion.body.get("choices") or []
         if choices and isinstance(choices[0], dict) and isinstance(choices[0].get("message"), dict):
             answer = choices[0]["message"]
             try:
-                await self.record_answer(prepared, answer)
+                await self.store_answer(prepared, answer)
+            except ProxyError as exc:
+                self.finish(prepared, Outcome(exc.status, error=exc.message, extra=extra))
+                return exc.response(prepared.headers())
             except BaseException:
                 prepared.release()
                 raise

@@ -73,15 +73,18 @@ async def stream_completion(pipeline: Pipeline, prepared: Prepared) -> Response:
     call = upstream.build_call(prepared.target, prepared.forwarded, prepared.req.params, True)
     started = asyncio.get_running_loop().time()
     compare = pipeline.start_compare(prepared)
-    extra = {"compare_task": compare} if compare is not None else {}
+    extra: dict[str, Any] = {"compare_task": compare} if compare is not None else {}
     try:
         stream = await upstream.open_stream(call)
     except ProxyError as exc:
+        if exc.route:
+            extra["upstream"] = exc.route  # retries and fallbacks tried
         pipeline.finish(prepared, Outcome(exc.status, error=exc.message, extra=extra))
         return exc.response(prepared.headers())
     except BaseException:
         prepared.release()
         raise
+    extra["upstream"] = stream.route  # which model answered, after which attempts
 
     async def relay() -> AsyncIterator[bytes]:
         acc = AnswerAccumulator()
@@ -94,7 +97,7 @@ async def stream_completion(pipeline: Pipeline, prepared: Prepared) -> Response:
                 acc.add(data)
                 yield _sse(data)
             answer = acc.message()
-            await pipeline.record_answer(prepared, answer)
+            await pipeline.store_answer(prepared, answer)
             yield b"data: [DONE]\n\n"
         except asyncio.CancelledError:
             error, status, answer = "client disconnected", 499, None

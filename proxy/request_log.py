@@ -15,10 +15,14 @@ import re
 import time
 from typing import Any
 
+from proxy.store.faults import store_fault
 from proxy.store.repo import Store
 
 log = logging.getLogger("memproxy.log")
 
+# A record written while the store is locked or full is retried (0.5 s, 1 s
+# later) before it is given up: "recorded when possible".
+_SAVE_TRIES = 3
 _AUTH_RE = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]+")
 
 
@@ -114,14 +118,24 @@ class RequestLog:
                     self._queue.put_nowait(None)
                     break
                 batch.append(nxt)
-            try:
-                await self.store.save_requests(batch)
-            except Exception:  # a lost log line must never break chat
-                log.exception("could not write %d request records", len(batch))
+            await self._save(batch)
             self._pending -= len(batch)
             if self._pending <= 0:
                 self._pending = 0
                 self._idle.set()
+
+    async def _save(self, batch: list[dict[str, Any]]) -> None:
+        """Write a batch; while the store is unavailable, try again a few times."""
+        for attempt in range(_SAVE_TRIES):
+            try:
+                await self.store.save_requests(batch)
+                return
+            except Exception as exc:  # a lost log line must never break chat
+                if attempt + 1 < _SAVE_TRIES and store_fault(exc) is not None:
+                    await asyncio.sleep(0.5 * 2**attempt)
+                    continue
+                log.exception("could not write %d request records", len(batch))
+                return
 
 
 def _strip_content(record: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from proxy.chat_request import parse_chat_request
 from proxy.errors import ProxyError
 from proxy.ids import new_id
+from proxy.openapi import CHAT_OPENAPI
 from proxy.pipeline import RequestContext
 from proxy.relay import stream_completion
 from proxy.services import Services
@@ -89,8 +90,8 @@ def _memory_headers(request: Request, limit: int) -> dict[str, str | None]:
     return out
 
 
-@router.post("/v1/chat/completions")
-@router.post("/chat/completions")
+@router.post("/v1/chat/completions", openapi_extra=CHAT_OPENAPI)
+@router.post("/chat/completions", openapi_extra=CHAT_OPENAPI)
 async def chat_completions(request: Request) -> Response:
     services: Services = request.app.state.services
     settings = services.settings
@@ -113,7 +114,7 @@ async def chat_completions(request: Request) -> Response:
             policy_header=headers["x-memory-policy"],
             user_header=headers["x-memory-user"],
         )
-        prepared = await services.pipeline.prepare(req, ctx)
+        prepared = await services.pipeline.prepare_guarded(req, ctx)
     except ProxyError as exc:
         return exc.response({"X-Memory-Request-Id": request_id})
     if req.stream:

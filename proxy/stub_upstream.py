@@ -4,7 +4,9 @@ It records every request body it receives (the assertion point of the tests),
 answers deterministically (an echo, a tool call when tools are offered, or a
 scripted reply keyed by the last user/tool message), and injects faults on
 demand: an HTTP status (with Retry-After), a delay, a reset connection, or a
-stream cut mid-way. It runs in a background thread with its own event loop.
+stream cut mid-way. For streams it records how each one ended (`stream_end`),
+so a test can see that a client's disconnect reached the provider. It runs in
+a background thread with its own event loop.
 """
 
 from __future__ import annotations
@@ -50,6 +52,9 @@ class RecordedRequest:
     body: dict[str, Any]
     raw: bytes
     at: float
+    # Streams only: "done" (sent [DONE]), "cut" (injected), "closed" (the
+    # client went away mid-stream); None while it runs.
+    stream_end: str | None = None
 
 
 @dataclass
@@ -115,6 +120,10 @@ def _usage(body: dict[str, Any], reply: Reply) -> dict[str, int]:
     }
 
 
+class _Cut(ConnectionResetError):
+    """An injected mid-stream cut (told apart from a client's disconnect)."""
+
+
 async def _reset_body() -> AsyncIterator[bytes]:
     raise ConnectionResetError("stub: injected reset")
     yield b""  # pragma: no cover - makes this an async generator
@@ -142,10 +151,9 @@ class _Handler:
             body = json.loads(raw)
         except ValueError:
             return JSONResponse({"error": {"message": "bad json"}}, status_code=400)
+        recorded = RecordedRequest(request.url.path, dict(request.headers), body, raw, time.time())
         with self.state.lock:
-            self.state.received.append(
-                RecordedRequest(request.url.path, dict(request.headers), body, raw, time.time())
-            )
+            self.state.received.append(recorded)
         fault = self._next_fault()
         if fault and fault.delay_s:
             await asyncio.sleep(fault.delay_s)
@@ -162,7 +170,7 @@ class _Handler:
         if body.get("stream"):
             cut = fault.cut_after_chunks if fault else None
             return StreamingResponse(
-                self._stream(body, reply, model, cut), media_type="text/event-stream"
+                self._stream(body, reply, model, cut, recorded), media_type="text/event-stream"
             )
         finish = "tool_calls" if reply.get("tool_calls") else "stop"
         message = {"role": "assistant", "content": reply.get("content")}
@@ -180,6 +188,25 @@ class _Handler:
         )
 
     async def _stream(
+        self,
+        body: dict[str, Any],
+        reply: Reply,
+        model: str,
+        cut: int | None,
+        recorded: RecordedRequest,
+    ) -> AsyncIterator[bytes]:
+        try:
+            async for part in self._chunks(body, reply, model, cut):
+                yield part
+            recorded.stream_end = "done"
+        except _Cut:
+            recorded.stream_end = "cut"
+            raise
+        finally:
+            if recorded.stream_end is None:
+                recorded.stream_end = "closed"
+
+    async def _chunks(
         self, body: dict[str, Any], reply: Reply, model: str, cut: int | None
     ) -> AsyncIterator[bytes]:
         base = {
@@ -199,7 +226,7 @@ class _Handler:
         finish = "tool_calls" if reply.get("tool_calls") else "stop"
         for n, delta in enumerate(deltas):
             if cut is not None and n >= cut:
-                raise ConnectionResetError("stub: stream cut")
+                raise _Cut("stub: stream cut")
             chunk = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
             yield f"data: {json.dumps(chunk)}\n\n".encode()
             if self.state.chunk_delay_s:
@@ -238,7 +265,14 @@ class StubUpstream:
         self._sock.bind(("127.0.0.1", 0))
         self.port: int = self._sock.getsockname()[1]
         config = uvicorn.Config(
-            build_stub_app(self.state), log_level="critical", lifespan="off", access_log=False
+            build_stub_app(self.state),
+            log_level="critical",
+            lifespan="off",
+            access_log=False,
+            # Longer than the client pool's idle expiry (httpx: 5 s), as real providers
+            # keep it: with both at 5 s, a loaded machine lets the server close a
+            # connection the client is reusing ("Connection error" under load).
+            timeout_keep_alive=60,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name="stub-upstream", daemon=True)

@@ -4,6 +4,9 @@ litellm is imported lazily (it costs seconds and, unless told otherwise, tries
 to download a model-cost map), once, when the app starts. Everything the
 client sent besides the messages goes to the provider unchanged; litellm's
 exceptions become `ProxyError`s that keep the provider's status and message.
+Retryable failures are retried and then sent to the configured fallbacks
+(`proxy.routing`); litellm's and the OpenAI SDK's own retries are turned off so
+that there is one retry loop, and it is the one that records what it did.
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ import logging
 import os
 import threading
 import time
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
+
 from proxy.config import ModelEntry, Settings
 from proxy.errors import ProxyError
+from proxy.routing import Call, RetryPolicy, run_routed
 
 log = logging.getLogger("memproxy.upstream")
 
@@ -52,6 +57,49 @@ class Completion:
     usage: dict[str, Any] | None
     upstream_ms: float
     response_obj: Any  # litellm's response, for pricing later
+    route: dict[str, Any] | None = None  # attempts, retries, fallback, answering model
+
+
+class RoutedStream:
+    """A provider stream whose first chunk has already arrived.
+
+    Retries and fallbacks happen before the first chunk (nothing has reached
+    the client yet); after it, a failure ends the stream with an error event.
+    """
+
+    def __init__(self, stream: Any, first: Any, route: dict[str, Any]) -> None:
+        self._stream = stream
+        self._first = first  # None: the provider ended the stream without a chunk
+        self._started = first is not None
+        self.route = route
+
+    def __aiter__(self) -> RoutedStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        if self._first is not None:
+            chunk, self._first = self._first, None
+            return chunk
+        if not self._started:
+            raise StopAsyncIteration
+        return await self._stream.__anext__()
+
+    async def aclose(self) -> None:
+        """Close the provider connection, even while the request is being cancelled."""
+        await _close_stream(self._stream)
+
+
+async def _close_stream(stream: Any) -> None:
+    closer = getattr(stream, "aclose", None)
+    if closer is None:
+        return
+    # A disconnecting client cancels the relay: without the shield, the close
+    # itself would be cancelled and the provider would keep generating.
+    with anyio.CancelScope(shield=True):
+        try:
+            await closer()
+        except Exception:  # a broken stream may fail to close; nothing is left to save
+            log.debug("closing the provider stream failed", exc_info=True)
 
 
 def _strip_provider_fields(value: Any) -> Any:
@@ -77,6 +125,7 @@ def redact(text: str, secrets: list[str]) -> str:
 class Upstream:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self.retry_policy = RetryPolicy.from_settings(settings)
         self._litellm: Any = None
         self._loader: threading.Thread | None = None
         self.secrets = [
@@ -165,8 +214,15 @@ class Upstream:
             return ""
 
     def build_call(
-        self, target: Target, messages: list[dict[str, Any]], params: dict[str, Any], stream: bool
-    ) -> dict[str, Any]:
+        self,
+        target: Target,
+        messages: list[dict[str, Any]],
+        params: dict[str, Any],
+        stream: bool,
+        *,
+        fallbacks: bool = True,
+    ) -> Call:
+        """litellm's arguments for `target`, with a call per configured fallback entry."""
         server = self.settings.server
         httpx_timeout = _timeout(server.request_timeout_s, server.connect_timeout_s)
         call: dict[str, Any] = {
@@ -174,8 +230,8 @@ class Upstream:
             "messages": messages,
             "stream": stream,
             "timeout": httpx_timeout,
-            "num_retries": server.num_retries,
-            "max_retries": server.num_retries,
+            # Read by `proxy.routing`; litellm itself is told not to retry.
+            "num_retries": self.settings.num_retries,
         }
         openai_wire = self._provider(target) in _OPENAI_WIRE
         extra: dict[str, Any] = dict(call.pop("extra_body", None) or {})
@@ -194,26 +250,53 @@ class Upstream:
             call[key] = value
         if extra:
             call["extra_body"] = extra
-        return call
+        backups = []
+        if fallbacks:
+            for name in self.settings.fallbacks_for(target.model_name):
+                backups.append(
+                    self.build_call(self.resolve(name), messages, params, stream, fallbacks=False)
+                )
+        return Call(target.model_name, call, backups)
 
     # --- calls ----------------------------------------------------------------
 
+    @staticmethod
+    def _litellm_kwargs(call: dict[str, Any]) -> dict[str, Any]:
+        # One retry loop (ours): litellm's and the OpenAI SDK's are turned off.
+        return {**call, "num_retries": 0, "max_retries": 0}
+
     async def complete(self, call: dict[str, Any]) -> Completion:
         started = time.perf_counter()
-        try:
-            response = await self.litellm.acompletion(**call)
-        except Exception as exc:
-            raise self.map_error(exc) from None
+
+        async def attempt(entry: Call) -> Any:
+            return await self.litellm.acompletion(**self._litellm_kwargs(entry))
+
+        response, route = await run_routed(
+            _as_call(call), self.retry_policy, attempt, self.map_error
+        )
         body = _strip_provider_fields(response.model_dump())
         usage = body.get("usage")
-        return Completion(body, usage, (time.perf_counter() - started) * 1000, response)
+        elapsed = (time.perf_counter() - started) * 1000
+        return Completion(body, usage, elapsed, response, route.record())
 
-    async def open_stream(self, call: dict[str, Any]) -> AsyncIterator[Any]:
-        try:
-            stream = await self.litellm.acompletion(**call)
-        except Exception as exc:
-            raise self.map_error(exc) from None
-        return stream  # type: ignore[no-any-return]
+    async def open_stream(self, call: dict[str, Any]) -> RoutedStream:
+        """Open the stream and wait for its first chunk; retry or fall back until then."""
+
+        async def attempt(entry: Call) -> tuple[Any, Any]:
+            stream = await self.litellm.acompletion(**self._litellm_kwargs(entry))
+            try:
+                first = await stream.__anext__()
+            except StopAsyncIteration:
+                first = None
+            except BaseException:
+                await _close_stream(stream)
+                raise
+            return stream, first
+
+        (stream, first), route = await run_routed(
+            _as_call(call), self.retry_policy, attempt, self.map_error
+        )
+        return RoutedStream(stream, first, route.record())
 
     def chunk_dict(self, chunk: Any) -> dict[str, Any]:
         data = chunk.model_dump(exclude_none=True) if hasattr(chunk, "model_dump") else dict(chunk)
@@ -252,6 +335,10 @@ class Upstream:
         if isinstance(status, int) and 400 <= status < 600:
             return ProxyError(status, message, code="upstream_error", headers=headers)
         return ProxyError(502, f"upstream error: {message}", code="upstream_error")
+
+
+def _as_call(call: dict[str, Any]) -> Call:
+    return call if isinstance(call, Call) else Call(str(call.get("model", "")), call)
 
 
 def _timeout(total: float, connect: float) -> Any:

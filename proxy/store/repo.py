@@ -25,6 +25,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 from policies.longterm import LongTermItem, LongTermVersion
 from policies.types import ItemVersion, MemoryItem, MemoryLayout, SummaryChunk, SummaryLine
 from proxy.store import schema as t
+from proxy.store.faults import StoreBusy, store_fault
 from proxy.store.locks import AdvisoryLocks
 from proxy.store.migrations import apply_migrations
 
@@ -67,14 +68,17 @@ class ChainMatch:
     length: int  # number of leading turns shared with the incoming history
 
 
-def _sqlite_pragmas(dbapi_conn: Any, _record: ConnectionPoolEntry) -> None:
-    # WAL lets readers proceed during a write; busy_timeout turns "database is
-    # locked" into a short wait instead of an error under concurrent requests.
-    cur = dbapi_conn.cursor()
-    cur.execute("PRAGMA journal_mode=WAL")
-    cur.execute("PRAGMA synchronous=NORMAL")
-    cur.execute("PRAGMA busy_timeout=5000")
-    cur.close()
+def _sqlite_pragmas(busy_ms: int) -> Any:
+    def apply(dbapi_conn: Any, _record: ConnectionPoolEntry) -> None:
+        # WAL lets readers proceed during a write; busy_timeout turns "database is
+        # locked" into a short, bounded wait instead of an error under concurrency.
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute(f"PRAGMA busy_timeout={busy_ms}")
+        cur.close()
+
+    return apply
 
 
 def _without_nul(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -221,7 +225,9 @@ def chunk_from_row(row: Any) -> SummaryChunk:
 
 
 class Store:
-    def __init__(self, engine: AsyncEngine, locks: AdvisoryLocks | None = None) -> None:
+    def __init__(
+        self, engine: AsyncEngine, locks: AdvisoryLocks | None = None, timeout_s: float = 5.0
+    ) -> None:
         self.engine = engine
         # SQLite has one writer at a time; concurrent write transactions from the
         # pool's connections would fail fast with "database is locked" when a
@@ -234,6 +240,8 @@ class Store:
         self.locks = locks
         self._seen: OrderedDict[str, int] = OrderedDict()
         self._stale_listeners: list[Callable[[str], None]] = []
+        self.timeout_s = timeout_s
+        self._last_commit = self._last_fault = 0.0  # time.monotonic() of each
 
     @asynccontextmanager
     async def _begin(self) -> AsyncIterator[AsyncConnection]:
@@ -241,14 +249,50 @@ class Store:
             async with self.engine.begin() as conn:
                 yield conn
             return
-        async with self._write_lock, self.engine.begin() as conn:
-            yield conn
+        await self._wait_for_write_lock(self._write_lock)
+        try:
+            async with self.engine.begin() as conn:
+                yield conn
+            self._last_commit = time.monotonic()
+        except Exception as exc:
+            if store_fault(exc) is not None:
+                self._last_fault = time.monotonic()
+            raise
+        finally:
+            self._write_lock.release()
+
+    async def _wait_for_write_lock(self, lock: asyncio.Lock) -> None:
+        """Queue for the write lock, in order, but not behind a failing store.
+
+        A long queue under load is fine: waiters keep their place. But when a
+        write fails on a store fault while they wait (a lock held by another
+        process, a full disk) and nothing commits after it, they give up
+        (StoreBusy) instead of each serving a busy timeout in turn. A hard cap
+        of 10 x `timeout_s` bounds every wait.
+        """
+        started = time.monotonic()
+        acquire = asyncio.ensure_future(lock.acquire())
+        try:
+            while True:
+                done, _ = await asyncio.wait({acquire}, timeout=self.timeout_s)
+                if done:
+                    return
+                # A write failed on a store fault while we waited, and none has
+                # committed since: the store is failing now, not just busy.
+                failing = self._last_fault > max(started, self._last_commit)
+                if failing or time.monotonic() - started >= 10 * self.timeout_s:
+                    raise StoreBusy("timed out waiting for the store's write lock")
+        except BaseException:
+            if not acquire.cancel() and not acquire.cancelled() and acquire.exception() is None:
+                lock.release()  # acquired just as we gave up: hand it on
+            raise
 
     @classmethod
-    async def open(cls, url: str) -> Store:
+    async def open(cls, url: str, *, timeout_s: float = 5.0) -> Store:
+        """`timeout_s` bounds every store wait (`memory.store_timeout_s`)."""
         kwargs: dict[str, Any] = {}
         if url.startswith("sqlite"):
-            kwargs["connect_args"] = {"timeout": 5}
+            kwargs["connect_args"] = {"timeout": timeout_s}
         else:
             # A request holds a connection only per query (the long-held session
             # locks have connections of their own, see `locks.py`). Recycling
@@ -257,9 +301,9 @@ class Store:
         engine = create_async_engine(url, **kwargs)
         if engine.dialect.name == "sqlite":
             sync_engine: Engine = engine.sync_engine
-            event.listen(sync_engine, "connect", _sqlite_pragmas)
+            event.listen(sync_engine, "connect", _sqlite_pragmas(int(timeout_s * 1000)))
         locks = AdvisoryLocks(url) if engine.dialect.name == "postgresql" else None
-        store = cls(engine, locks)
+        store = cls(engine, locks, timeout_s)
         async with engine.begin() as conn:
             await apply_migrations(conn)
         return store

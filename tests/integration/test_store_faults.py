@@ -1,0 +1,351 @@
+"""Store faults: a locked, missing, read-only or full database (real SQLite files).
+
+`memory.on_store_error: open` forwards the client's own messages and answers
+with `X-Memory-Degraded: 1`; `closed` answers 503 in OpenAI's error shape.
+Either way no request hangs, and once the fault clears the session goes on
+exactly where the store left it.
+
+The faults are real SQLite conditions: another connection holding the write
+lock past the busy timeout; the database directory gone; SQLite's own
+read-only state (`PRAGMA query_only`, since these tests may run as root, for
+whom a chmod changes nothing); a database at its size limit
+(`PRAGMA max_page_count`), which fails exactly as a full disk does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+
+SECRET = "sk-provider-secret-123"
+TIMEOUT_S = 0.3  # memory.store_timeout_s: a locked store costs a request about this long
+BURST = 20
+
+
+class StoreFault:
+    """Starts and clears one real fault on the proxy's SQLite file."""
+
+    def __init__(self, kind: str, db: Path, proxy: Any) -> None:
+        self.kind, self.db, self.proxy = kind, db, proxy
+        self._holder: sqlite3.Connection | None = None
+        self._pragma: Callable[..., None] | None = None
+
+    @property
+    def _engine(self) -> Any:
+        return self.proxy.services.store.engine
+
+    def hold_lock(self) -> None:
+        """Another process's writer, mid-transaction (thread-safe: the stub may call it)."""
+        holder = sqlite3.connect(self.db, timeout=10, check_same_thread=False)
+        holder.execute("BEGIN IMMEDIATE")
+        holder.execute("CREATE TABLE IF NOT EXISTS other_app (x)")
+        self._holder = holder
+
+    async def start(self) -> None:
+        if self.kind == "locked":
+            self.hold_lock()
+        elif self.kind == "missing":
+            await self._engine.dispose()
+            self.db.parent.rename(self.db.parent.with_name("moved-away"))
+        else:
+            await self._with_pragma()
+
+    async def _with_pragma(self) -> None:
+        pages = sqlite3.connect(self.db).execute("PRAGMA page_count").fetchone()[0]
+        statement = (
+            "PRAGMA query_only=ON" if self.kind == "read-only" else f"PRAGMA max_page_count={pages}"
+        )
+
+        def apply(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute(statement)
+            cur.close()
+
+        self._pragma = apply
+        event.listen(self._engine.sync_engine, "connect", apply)
+        await self._engine.dispose()  # every connection from now on has it
+
+    async def clear(self) -> None:
+        if self._holder is not None:
+            self._holder.rollback()
+            self._holder.close()
+            self._holder = None
+        if self.kind == "missing" and not self.db.parent.exists():
+            self.db.parent.with_name("moved-away").rename(self.db.parent)
+        if self._pragma is not None:
+            event.remove(self._engine.sync_engine, "connect", self._pragma)
+            self._pragma = None
+            await self._engine.dispose()
+
+
+FAULTS = ["locked", "missing", "read-only", "full"]
+REASONS = {  # SQLite's own words for each fault, as recorded
+    "locked": "database is locked",
+    "missing": "unable to open database file",
+    "read-only": "attempt to write a readonly database",
+    "full": "database or disk is full",
+}
+
+
+async def _start(proxy_factory: Any, tmp_path: Path, mode: str) -> tuple[Any, Path]:
+    db = tmp_path / "data" / "memproxy.db"
+    db.parent.mkdir()
+    proxy = await proxy_factory(
+        memory={
+            "database_url": f"sqlite+aiosqlite:///{db}",
+            "on_store_error": mode,
+            "store_timeout_s": TIMEOUT_S,
+        }
+    )
+    return proxy, db
+
+
+def _user(text: str) -> dict[str, Any]:
+    # Long enough that storing it needs new pages (the "full" fault).
+    return {"role": "user", "content": f"{text} " + "padding " * 800}
+
+
+def _answer(resp: Any) -> dict[str, Any]:
+    message = resp.json()["choices"][0]["message"]
+    return {"role": "assistant", "content": message["content"]}
+
+
+async def _turns(proxy: Any, session: str) -> list[str]:
+    stored = await proxy.services.store.load_messages(session)
+    assert [m.ordinal for m in stored] == list(range(len(stored)))
+    return [f"{m.role}:{m.text.split()[0]}" for m in stored]
+
+
+def _assert_store_unavailable(resp: Any) -> None:
+    assert resp.status_code == 503, resp.text
+    error = resp.json()["error"]
+    assert set(error) == {"message", "type", "param", "code"}
+    assert error["code"] == "store_unavailable"
+    assert error["type"] == "service_unavailable"
+    assert "memory store is unavailable" in error["message"]
+    assert "memory.on_store_error: closed" in error["message"]
+    assert "INSERT" not in error["message"]
+    assert "SELECT" not in error["message"]
+    assert SECRET not in resp.text
+    assert resp.headers["retry-after"] == "1"
+    assert "X-Memory-Degraded" not in resp.headers
+
+
+@pytest.mark.parametrize("kind", FAULTS)
+async def test_fail_open_forwards_raw_and_the_session_resumes(
+    proxy_factory: Any, stub_upstream: Any, tmp_path: Path, kind: str
+) -> None:
+    proxy, db = await _start(proxy_factory, tmp_path, "open")
+    history = [{"role": "system", "content": "Be brief."}, _user("first")]
+    first = await proxy.chat(history)
+    assert first.status_code == 200, first.text
+    session = first.headers["X-Memory-Session"]
+    await proxy.settle()
+    history += [_answer(first), _user("second")]
+
+    fault = StoreFault(kind, db, proxy)
+    await fault.start()
+    started = time.monotonic()
+    degraded = await proxy.chat(history)
+    assert time.monotonic() - started < 5 * TIMEOUT_S + 3
+    assert degraded.status_code == 200, degraded.text
+    assert degraded.headers["X-Memory-Degraded"] == "1"
+    assert degraded.headers["X-Memory-Mode"] == "raw"
+    assert "X-Memory-Session" not in degraded.headers
+    # Exactly the client's messages went upstream, unmanaged.
+    assert stub_upstream.received[-1].body["messages"] == history
+    assert degraded.json()["choices"][0]["message"]["content"].startswith("echo: second")
+    await fault.clear()
+    await proxy.settle()
+
+    # Recorded once the store took writes again (the log retries a failed batch).
+    row = await proxy.services.store.get_request(degraded.headers["X-Memory-Request-Id"])
+    assert row is not None
+    record = json.loads(row["record_json"])
+    assert REASONS[kind] in record["degraded"]
+    assert row["mode"] == "raw"
+
+    history += [_answer(degraded), _user("third")]
+    after = await proxy.chat(history)
+    assert after.status_code == 200, after.text
+    assert "X-Memory-Degraded" not in after.headers
+    assert after.headers["X-Memory-Session"] == session
+    await proxy.settle()
+    assert await _turns(proxy, session) == [
+        "user:first",
+        "assistant:echo:",
+        "user:second",
+        "assistant:echo:",
+        "user:third",
+        "assistant:echo:",
+    ]
+
+
+@pytest.mark.parametrize("kind", FAULTS)
+async def test_fail_closed_is_a_503_and_the_retry_succeeds(
+    proxy_factory: Any, stub_upstream: Any, tmp_path: Path, kind: str
+) -> None:
+    proxy, db = await _start(proxy_factory, tmp_path, "closed")
+    history = [_user("first")]
+    first = await proxy.chat(history)
+    assert first.status_code == 200, first.text
+    session = first.headers["X-Memory-Session"]
+    await proxy.settle()
+    history += [_answer(first), _user("second")]
+    calls = len(stub_upstream.received)
+
+    fault = StoreFault(kind, db, proxy)
+    await fault.start()
+    started = time.monotonic()
+    refused = await proxy.chat(history)
+    assert time.monotonic() - started < 5 * TIMEOUT_S + 3
+    _assert_store_unavailable(refused)
+    assert REASONS[kind] in refused.json()["error"]["message"]
+    assert len(stub_upstream.received) == calls  # nothing went upstream
+    await fault.clear()
+
+    retry = await proxy.chat(history)
+    assert retry.status_code == 200, retry.text
+    assert retry.headers["X-Memory-Session"] == session
+    await proxy.settle()
+    assert await _turns(proxy, session) == [
+        "user:first",
+        "assistant:echo:",
+        "user:second",
+        "assistant:echo:",
+    ]
+
+
+@pytest.mark.parametrize("mode", ["open", "closed"])
+async def test_store_failing_while_the_answer_is_written(
+    proxy_factory: Any, stub_upstream: Any, tmp_path: Path, mode: str
+) -> None:
+    """The lock is taken while the provider answers: memory was read, the answer can't be stored."""
+    proxy, db = await _start(proxy_factory, tmp_path, mode)
+    fault = StoreFault("locked", db, proxy)
+    history = [_user("first")]
+
+    def lock_then_answer(body: dict[str, Any]) -> None:
+        fault.hold_lock()  # runs in the stub's thread, after the proxy's prepare
+        stub_upstream.state.responder = None
+
+    stub_upstream.state.responder = lock_then_answer
+    resp = await proxy.chat(history)
+    await fault.clear()
+    if mode == "open":
+        assert resp.status_code == 200, resp.text
+        assert resp.headers["X-Memory-Degraded"] == "1"
+        answer = _answer(resp)
+    else:
+        _assert_store_unavailable(resp)
+        assert "the answer could not be stored" in resp.json()["error"]["message"]
+        answer = {"role": "assistant", "content": "echo: first (retried elsewhere)"}
+    session = resp.headers["X-Memory-Session"]
+    await proxy.settle()
+    # The user's turn stays; no answer was stored as a complete assistant turn.
+    assert await _turns(proxy, session) == ["user:first"]
+
+    history += [answer, _user("second")]
+    after = await proxy.chat(history)
+    assert after.status_code == 200, after.text
+    assert after.headers["X-Memory-Session"] == session
+    assert "X-Memory-Degraded" not in after.headers
+    await proxy.settle()
+    assert await _turns(proxy, session) == [
+        "user:first",
+        "assistant:echo:",
+        "user:second",
+        "assistant:echo:",
+    ]
+
+
+async def test_streaming_fail_open_and_closed(
+    proxy_factory: Any, stub_upstream: Any, tmp_path: Path
+) -> None:
+    proxy, db = await _start(proxy_factory, tmp_path, "open")
+    fault = StoreFault("locked", db, proxy)
+    await fault.start()
+    body = {"model": "stub", "messages": [_user("streamed")], "stream": True}
+    async with proxy.client.stream("POST", "/v1/chat/completions", json=body) as resp:
+        assert resp.status_code == 200
+        assert resp.headers["X-Memory-Degraded"] == "1"
+        lines = [line async for line in resp.aiter_lines() if line.startswith("data: ")]
+    assert lines[-1] == "data: [DONE]"
+    proxy.services.settings.memory.on_store_error = "closed"
+    async with proxy.client.stream("POST", "/v1/chat/completions", json=body) as resp:
+        assert resp.status_code == 503
+        await resp.aread()
+        _assert_store_unavailable(resp)
+    await fault.clear()
+
+
+async def test_a_locked_store_never_hangs_a_burst(
+    proxy_factory: Any, stub_upstream: Any, tmp_path: Path
+) -> None:
+    """New conversations while another process holds the write lock.
+
+    Unbounded, they would queue behind each other's busy timeouts (BURST x 0.3 s);
+    bounded, each gives up after about one or two timeouts and is served degraded.
+    """
+    proxy, db = await _start(proxy_factory, tmp_path, "open")
+    warm = await proxy.chat([_user("warm-up")])  # litellm's import is not the store's wait
+    assert warm.status_code == 200
+    fault = StoreFault("locked", db, proxy)
+    await fault.start()
+    started = time.monotonic()
+    chats = [[_user(f"conversation-{n}")] for n in range(BURST)]
+    results = await asyncio.gather(*(proxy.chat(c) for c in chats))
+    elapsed = time.monotonic() - started
+    await fault.clear()
+    assert [r.status_code for r in results] == [200] * BURST
+    assert all(r.headers.get("X-Memory-Degraded") == "1" for r in results)
+    assert elapsed < BURST * TIMEOUT_S, elapsed
+    # And then every conversation is stored normally.
+    again = await asyncio.gather(*(proxy.chat(c) for c in chats))
+    assert all("X-Memory-Degraded" not in r.headers for r in again)
+    assert len({r.headers["X-Memory-Session"] for r in again}) == BURST
+
+
+async def test_health_reports_a_missing_store(
+    proxy_factory: Any, stub_upstream: Any, tmp_path: Path
+) -> None:
+    proxy, db = await _start(proxy_factory, tmp_path, "open")
+    fault = StoreFault("missing", db, proxy)
+    await fault.start()
+    health = await proxy.client.get("/health")
+    assert health.status_code == 503
+    assert health.json() == {"status": "degraded", "store": "unavailable"}
+    await fault.clear()
+    health = await proxy.client.get("/health")
+    assert health.json() == {"status": "ok", "store": "ok"}
+
+
+def test_on_store_error_is_validated(tmp_path: Path) -> None:
+    from proxy.config import ConfigError, settings_from_dict
+
+    with pytest.raises(ConfigError, match=r"memory\.on_store_error"):
+        settings_from_dict({"memory": {"on_store_error": "maybe"}}, env={})
+    with pytest.raises(ConfigError, match=r"memory\.store_timeout_s"):
+        settings_from_dict({"memory": {"store_timeout_s": 0}}, env={})
+
+
+def test_fault_reasons_never_quote_sql() -> None:
+    from sqlalchemy import exc as sa
+
+    from proxy.store.faults import StoreBusy, store_fault
+
+    orig = sqlite3.OperationalError("database is locked")
+    locked = sa.OperationalError("INSERT INTO messages VALUES (?)", ("secret text",), orig)
+    assert store_fault(locked) == "database is locked"
+    assert store_fault(StoreBusy("timed out")) == "timed out"
+    integrity = sa.IntegrityError("INSERT", (), sqlite3.IntegrityError("UNIQUE constraint failed"))
+    assert store_fault(integrity) is None  # a bug, not a fault: stays a 500
+    assert store_fault(ValueError("x")) is None
