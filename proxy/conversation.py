@@ -184,7 +184,9 @@ class ConversationCache:
         while (
             split < len(messages)
             and type(messages[split]) is dict
-            and messages[split].get("role") in SYSTEM_ROLES
+            # Not validated yet: a role may be any JSON value, even an unhashable one.
+            and isinstance(role := messages[split].get("role"), str)
+            and role in SYSTEM_ROLES
         ):
             split += 1
         if split == len(messages) or type(messages[split]) is not dict:
