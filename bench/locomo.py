@@ -2,7 +2,8 @@
 
     python bench/locomo.py [--data PATH] [--budgets 2000,4000]
         [--presets raw,window,summary_buffer,full] [--conversations N]
-        [--questions-per-conv M] [--workers 2] [--concurrency 1] [--json PATH]
+        [--questions-per-conv M] [--question-stride K] [--workers 2]
+        [--concurrency 1] [--json PATH]
 
 Issue #4. LoCoMo (Maharana et al., 2024; CC BY-NC 4.0) is read at run time
 from `../shared/eval/locomo/locomo10.json` and never copied into the project.
@@ -342,9 +343,11 @@ class Settings:
     presets: list[str]
     questions: int | None  # per conversation; None: all
     concurrency: int  # conversations in flight per worker process
+    stride: int = 1  # every k-th QA item (the data set groups them by category)
 
     def questions_of(self, sample: Sample) -> list[QAItem]:
-        return sample.qa if self.questions is None else sample.qa[: self.questions]
+        picked = sample.qa[:: self.stride]
+        return picked if self.questions is None else picked[: self.questions]
 
     def requests_for(self, sample: Sample) -> int:
         budgeted = len([p for p in self.presets if p != "raw"]) * len(self.budgets)
@@ -716,6 +719,7 @@ def report_json(
             "presets": args.presets,
             "conversations": args.conversations,
             "questions_per_conv": args.questions_per_conv,
+            "question_stride": args.question_stride,
             "workers": args.workers,
             "concurrency": args.concurrency,
         },
@@ -756,6 +760,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--questions-per-conv", type=int, default=None, help="first M QA items of each"
     )
     parser.add_argument(
+        "--question-stride",
+        type=int,
+        default=1,
+        help="every K-th QA item (a subset that keeps every category; applied first)",
+    )
+    parser.add_argument(
         "--workers", type=int, default=2, help="processes, each with its own stub and proxy"
     )
     parser.add_argument(
@@ -770,7 +780,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not args.data.is_file():
         raise SystemExit(f"locomo: no data at {args.data} (see --data)")
     samples = load_samples(args.data)[: args.conversations]
-    settings = Settings(args.budgets, args.presets, args.questions_per_conv, args.concurrency)
+    settings = Settings(
+        args.budgets, args.presets, args.questions_per_conv, args.concurrency, args.question_stride
+    )
     start = time.perf_counter()
     outcomes, timings = run_all(samples, settings, args.workers)
     wall = time.perf_counter() - start

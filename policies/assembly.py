@@ -28,7 +28,7 @@ fits, the client's messages go out byte-identical.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from policies.budget import (
@@ -337,6 +337,17 @@ def _recent_window(
     return window, first
 
 
+def _older_turns(inp: AssemblyInput) -> Callable[[int], Turn | None]:
+    """Lookup of the turns the summary covers (the others are on show already)."""
+    upto = _since_summary(inp)
+
+    def turn_at(ordinal: int) -> Turn | None:
+        i = bisect_left(inp.history, ordinal, 0, upto, key=lambda t: t.ordinal)
+        return inp.history[i] if i < upto and inp.history[i].ordinal == ordinal else None
+
+    return turn_at
+
+
 def _since_summary(inp: AssemblyInput) -> int:
     """Index in `history` of the first turn the summary does not cover."""
     if inp.summary_upto <= 0 or not inp.history:
@@ -408,6 +419,7 @@ def _layered(inp: AssemblyInput, p: _LayeredParams, full: FullParams | None) -> 
         p.recall.snippet_chars,
         inp.count,
         stale,
+        _older_turns(inp) if p.recall.exchanges else None,
     )
     middle = [recalled] if p.recall_position == "before_recent" else []
     if p.recall_position == "late":

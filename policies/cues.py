@@ -695,3 +695,86 @@ _NEGATED = re.compile(
 def negated(text: str) -> bool:
     """Polarity of a requirement: does it forbid rather than ask for something?"""
     return bool(_NEGATED.search(text))
+
+
+# --- small talk ---------------------------------------------------------------------
+# Social moves that carry no requirement or fact: greetings, thanks, agreement,
+# reactions to the other side's news ("That must have been awesome!", "Sounds
+# like fun", "太棒了"). A sentence is small talk when it makes one of these
+# moves and, once the move's own words and any name it addresses are set aside,
+# at most one content word is left ("It must have been special at your wedding").
+_SOCIAL_EN = re.compile(
+    r"\b(?:hey|hi|hiya|hello|yo|howdy|good (?:morning|afternoon|evening|night)|long time no"
+    r" (?:see|chat|talk)|bye|goodbye|see (?:you|ya)|talk soon|take care|cheers|thanks|thank you"
+    r"|thx|ty|appreciate|congrat\w*|agree[ds]?|totally|absolutely|exactly|indeed|glad|happy for"
+    r"|proud of|sorry to hear|wow|whoa|woo+hoo+|yay|aww+|oh+|ooh+|omg|haha+|lol|hah|ugh|phew"
+    r"|sounds?|looks?|seems?|must(?:'ve| have) been|must have|can'?t wait|no worries"
+    r"|you'?re welcome|my pleasure|same here|me too|so do i|great to (?:hear|see|chat|talk)"
+    r"|nice to (?:hear|see|chat|talk|meet))\b",
+    re.IGNORECASE,
+)
+# Words of the moves above and of the reactions they come with: set aside
+# before counting what is left.
+_SOCIAL_WORDS = frozenset(
+    """hey hi hiya hello yo howdy good morning afternoon evening night long time see chat talk
+    bye goodbye ya soon take care cheers thanks thx ty appreciate appreciated congrats
+    congratulations agree agreed agrees totally absolutely exactly indeed glad happy proud
+    sorry hear wow whoa yay aww oh ooh omg haha hah lol ugh phew sound sounds look looks seem
+    seems been wait worries welcome pleasure same too great nice cool awesome amazing
+    wonderful fantastic fabulous lovely beautiful brilliant incredible impressive inspiring
+    fun exciting excited interesting special breathtaking stunning gorgeous cute sweet kind
+    thoughtful tough hard rough scary traumatizing awful terrible sad crazy wild neat super
+    really truly definitely sure true right yeah yep yes ok okay alright real life blast
+    dear buddy friend guys man wish luck best again back meet know news thing things
+    moment experience glad day tell said woohoo hope enjoy wanted say""".split()
+)
+_SOCIAL_ZH = re.compile(
+    r"哈哈+|嘿嘿|你好|您好|嗨|早上好|晚上好|好久不见|回头聊|拜拜|再见|谢谢|多谢|感谢|辛苦了|不客气"
+    r"|恭喜|太棒了?|真棒|好棒|厉害|不错|真好|太好了|好的|加油|同意|没错|确实|是啊|对啊|听起来"
+    r"|哇+|天哪|天啊|羡慕|开心"
+)
+_VOCATIVE = re.compile(
+    r"(?:^|[,，]\s*|\b(?i:hey|hi|hello|thanks|thank you|yo|dear|bye|wow|woo+hoo+|yay|aww+|oh"
+    r"|congrats)[,!]?\s+)"
+    r"([A-Z][a-z]+)(?=\s*(?:[,!.?~…]|$))"
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_ZH_CHAR = re.compile(r"[\u3400-\u9fff]")
+
+
+def strip_vocatives(text: str) -> str:
+    """`text` without the names it addresses its listener by ("Thanks, Mel!")."""
+    return _VOCATIVE.sub(" ", text)
+
+
+def small_talk(text: str) -> bool:
+    """A greeting, thanks, agreement or reaction with (almost) nothing else in it."""
+    latin, cjk = scripts(text)
+    if cjk and not latin:
+        moves = _SOCIAL_ZH.findall(text)
+        rest = _SOCIAL_ZH.sub("", text)
+        rest = re.sub(r"[我你他她它们的了吧呀啊呢吗嘛也都真很太好是就这那个]", "", rest)
+        return bool(moves) and len(_ZH_CHAR.findall(rest)) <= 2
+    if not latin or not _SOCIAL_EN.search(text) or re.search(r"\d", text):
+        return False
+    core = _VOCATIVE.sub(" ", text)
+    words = [w.lower().strip("'") for w in _WORD.findall(core)]
+    left = [
+        w
+        for w in words
+        if w not in _SOCIAL_WORDS
+        and w.split("'")[0] not in _SOCIAL_WORDS
+        and w.split("'")[0] not in _SMALL_FUNCTION_WORDS
+    ]
+    return len(left) <= 1
+
+
+# Function words (the engine's stopword list plus a few) for `small_talk`.
+_SMALL_FUNCTION_WORDS = frozenset(
+    """a an the and or but if of to in on at for with from by as is are was were be been being
+    it its this that these those i me my we our you your he she they them his her their do
+    does did have has had will would can could should must may might so then than there here
+    what how all any some just also too very about up out again more most such only own s t
+    don now let lets that's it's i'm you're we're what's how's there's must've i'd i'll
+    i've you've you'll am such an much""".split()
+)

@@ -46,6 +46,32 @@ def marker_date(text: str) -> str | None:
     return " ".join(found.group(0).replace(",", " ").split())
 
 
+def strip_marker(text: str) -> str:
+    """`text` without its leading date marker (see `marker_date`): the marker is
+    metadata about the turn, not something its speaker said."""
+    m = _MARKER.match(text)
+    if m is None or _DATE_IN.search(m.group(1) or m.group(2) or "") is None:
+        return text
+    return text[m.end() :].lstrip()
+
+
+def strip_markers(text: str) -> str:
+    """`text` without the date markers that open any of its lines (a client that
+    merges consecutive turns of one speaker may carry a session start inside)."""
+    if "\n" not in text:
+        return strip_marker(text)
+    return "\n".join(strip_marker(line) for line in text.split("\n"))
+
+
+def last_marker_date(text: str) -> str | None:
+    """The date of the last marker opening a line of `text`: the session the
+    turns after this one belong to."""
+    found = None
+    for line in text.split("\n"):
+        found = marker_date(line) or found
+    return found
+
+
 def day_label(created_at: float | None) -> str:
     """`created_at` (epoch seconds) as an ISO day in UTC; "" if unknown."""
     if not created_at or created_at <= 0:
@@ -63,6 +89,9 @@ class DateLabels:
     def __init__(self) -> None:
         self._labels: list[str] = []
         self._marked: list[bool] = []  # whether the label came from a marker
+        # The session date the next turns inherit: the last marker seen, which
+        # may sit inside a turn rather than open it.
+        self._carry: list[str] = []
 
     def __len__(self) -> int:
         return len(self._labels)
@@ -72,16 +101,19 @@ class DateLabels:
         if marker is not None:
             label, marked = marker, True
         elif self._marked and self._marked[-1]:
-            label, marked = self._labels[-1], True
+            label, marked = self._carry[-1], True
         else:
             label, marked = day_label(created_at), False
+        later = last_marker_date(text) if "\n" in text else None
         self._labels.append(label)
-        self._marked.append(marked)
+        self._marked.append(marked or later is not None)
+        self._carry.append(later or label)
         return label
 
     def truncate(self, ordinal: int) -> None:
         del self._labels[ordinal:]
         del self._marked[ordinal:]
+        del self._carry[ordinal:]
 
     def get(self, ordinal: int) -> str:
         return self._labels[ordinal] if 0 <= ordinal < len(self._labels) else ""

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from policies.cues import CONFIRM, REJECT
+from policies.dates import strip_markers
 from policies.matching import key_terms
 from policies.observations import extract_assistant, extract_tool
 from policies.revision import Resolver
@@ -59,7 +60,8 @@ class RuleExtractor:
         return Extraction("irrelevant", reason=f"{turn.role} message")
 
     def _user(self, turn: Turn, ctx: ExtractionContext, live: list[MemoryItem]) -> Extraction:
-        text = turn.text.strip()
+        # A transcript's "[date: …]" marker says when, not what: see `policies.dates`.
+        text = strip_markers(turn.text).strip()
         if not text:
             return Extraction("irrelevant", reason="empty message")
         answer = _answer_to_conflict(text, live)

@@ -15,14 +15,15 @@ stale filter.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from policies.dates import marker_date
 from policies.forgetting import entity_line, grade_items, mentioned
 from policies.memory import render_item
 from policies.params import FullParams
-from policies.recall import snippet
+from policies.recall import Companion, companion, snippet
 from policies.scoring import is_user_stated, pick_anchors, pick_replay, rank_items, score_item
 from policies.staleness import StaleFilter
 from policies.summary import Shown, fit_chunks
@@ -37,6 +38,7 @@ from policies.types import (
     SummaryChunk,
     Tier,
     TokenCounter,
+    Turn,
 )
 
 # Headers of the messages the assembler writes: short (every token counts
@@ -502,42 +504,72 @@ def plan_recall(
     snippet_chars: int,
     count: TokenCounter,
     stale: StaleFilter | None,
+    turn_at: Callable[[int], Turn | None] | None = None,
 ) -> Generated:
     """Dated snippets of the recalled turns (best first until the share is full),
-    shown in conversation order."""
+    shown in conversation order.
+
+    `turn_at(ordinal)`: an older turn that may be shown, else None. With it, a
+    recalled question brings the start of its reply, and a recalled answer
+    the question before it (`policies.recall.companion`), placed right after
+    it in priority so the exchange is shown whole when it fits.
+    """
     if not hits or cap <= 0:
         return nothing("recalled")
     quoted: set[str] = set()
     lines: list[Line] = []
+    reasons: dict[str, tuple[float, str]] = {}
     budget = cap - count(RECALL_HEADER) - MESSAGE_OVERHEAD_TOKENS
     for rank, hit in enumerate(hits):
         if budget <= 0:
             break  # the rest could not fit: not worth rendering
-        sentences = snippet(hit.text, query, snippet_chars)
-        if stale:
-            sentences = stale.clean(sentences, quoted, hit.ordinal, hit.role)
-        if not sentences:
-            continue
-        date = f"[{hit.date}] " if hit.date else ""
-        text = f"{date}{hit.role}: {' '.join(sentences)}"
-        line = Line(str(hit.ordinal), text, count(text), (hit.ordinal, rank, ""), "recalled")
-        lines.append(line)
-        if line.tokens + 1 <= budget:
-            budget -= line.tokens + 1
+        if str(hit.ordinal) in reasons:
+            continue  # already shown as another hit's companion
+        parts = [(hit.ordinal, hit.role, hit.date, snippet(hit.text, query, snippet_chars))]
+        reasons[str(hit.ordinal)] = (hit.score, "relevant to the current input (BM25)")
+        if turn_at is not None:
+            comp = _companion(hit, turn_at, snippet_chars // 2)
+            if comp is not None and str(comp.ordinal) not in reasons:
+                turn = turn_at(comp.ordinal)
+                date = (marker_date(turn.text) if turn else None) or hit.date
+                parts.append((comp.ordinal, comp.role, date, comp.sentences))
+                reasons[str(comp.ordinal)] = (hit.score, comp.reason)
+        for ordinal, role, date, sentences in parts:
+            if stale:
+                sentences = stale.clean(sentences, quoted, ordinal, role)
+            if not sentences:
+                continue
+            label = f"[{date}] " if date else ""
+            text = f"{label}{role}: {' '.join(sentences)}"
+            line = Line(str(ordinal), text, count(text), (ordinal, rank, ""), "recalled")
+            lines.append(line)
+            if line.tokens + 1 <= budget:
+                budget -= line.tokens + 1
     shown, content, tokens = fit_lines(RECALL_HEADER, lines, cap, count)
     shown_keys = {ln.key for ln in shown}
-    scores = {str(h.ordinal): h.score for h in hits}
     candidates = [
         Candidate(
             "turn",
             ln.key,
             ln.tokens,
-            scores[ln.key],
+            reasons[ln.key][0],
             "recalled" if ln.key in shown_keys else "dropped",
-            "relevant to the current input (BM25)" if ln.key in shown_keys else "over recall share",
+            reasons[ln.key][1] if ln.key in shown_keys else "over recall share",
             "recalled",
         )
         for ln in lines
     ]
     contents = [content] if content else []
     return Generated(contents, tokens, [Section("recalled", tokens, len(shown))], candidates)
+
+
+def _companion(
+    hit: RecallHit, turn_at: Callable[[int], Turn | None], max_chars: int
+) -> Companion | None:
+    def near(ordinal: int) -> tuple[int, str, str] | None:
+        turn = turn_at(ordinal)
+        if turn is None or turn.role not in ("user", "assistant") or not turn.text.strip():
+            return None
+        return turn.ordinal, turn.role, turn.text
+
+    return companion(hit.text, near(hit.ordinal - 1), near(hit.ordinal + 1), max_chars)

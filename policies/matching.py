@@ -242,16 +242,24 @@ _ANTONYMS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
 
 
 @lru_cache(maxsize=8192)
-def _sides(text: str) -> tuple[tuple[bool, bool], ...]:
-    return tuple((bool(x.search(text)), bool(y.search(text))) for x, y in _ANTONYMS)
+def _sides(text: str) -> tuple[int, int]:
+    """Bit k set: the text names the first (resp. second) side of antonym pair k."""
+    first = second = 0
+    for k, (x, y) in enumerate(_ANTONYMS):
+        if x.search(text):
+            first |= 1 << k
+        if y.search(text):
+            second |= 1 << k
+    return first, second
 
 
 def opposed(a: str, b: str) -> bool:
     """Does one text take one side of an antonym pair and the other the other side?"""
-    return any(
-        (xa and yb and not xb) or (ya and xb and not yb)
-        for (xa, ya), (xb, yb) in zip(_sides(a), _sides(b), strict=True)
-    )
+    # Pair by pair: a on the first side and b only on the second, or the reverse.
+    # As bit masks, one test for all pairs (this runs for every live rule).
+    xa, ya = _sides(a)
+    xb, yb = _sides(b)
+    return bool((xa & yb & ~xb) | (ya & xb & ~yb))
 
 
 @lru_cache(maxsize=8192)

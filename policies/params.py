@@ -39,6 +39,10 @@ class RecallParams(BaseModel):
     min_score: float = Field(default=2.0, ge=0)
     # A recalled turn longer than this is cut to its most relevant sentences.
     snippet_chars: int = Field(default=400, ge=40)
+    # Show a recalled question with the start of its reply, and a recalled
+    # answer with the question before it: the words that match are often in
+    # one half of the exchange, the answer in the other.
+    exchanges: bool = True
 
 
 class _LayeredParams(_CacheParams):
@@ -73,7 +77,7 @@ class SummaryBufferParams(_LayeredParams):
     # Most of the history budget the rolling summary may take: with no item
     # memory, the summary is what carries the older requirements.
     summary_share: float = Field(default=0.45, ge=0, le=1)
-    recall_share: float = Field(default=0.3, ge=0, le=1)
+    recall_share: float = Field(default=0.4, ge=0, le=1)
 
 
 class FullParams(_LayeredParams):
@@ -85,6 +89,7 @@ class FullParams(_LayeredParams):
     delta_share: float = Field(default=0.1, ge=0, le=1)
     replay_share: float = Field(default=0.1, ge=0, le=1)  # replay + conflict notes
     summary_share: float = Field(default=0.25, ge=0, le=1)
+    recall_share: float = Field(default=0.35, ge=0, le=1)
     recall_reserve: float = Field(default=0.1, ge=0, le=1)
     max_anchors: int = Field(default=4, ge=0)
     min_anchors: int = Field(default=2, ge=0)

@@ -2,10 +2,13 @@
 
 Terms are `policies.text.terms`: lower-cased English words without stopwords
 and CJK character bigrams, so "HK-55817", "Canberra" and "花生酱" are all
-findable. The index grows by the new turns of each request and is cut back on
-a rewind; a search touches only the postings of the query's terms (each
-capped to its most recent entries), so the work per request does not grow
-with the history.
+findable. English words are crudely stemmed ("paintings" finds "painting",
+"adopted" finds "adopt"), and a name used to address the listener ("Thanks,
+Mel!") is left out: it says who is spoken to, not what about, and would tie
+every question naming a speaker to all the turns addressed to them. The
+index grows by the new turns of each request and is cut back on a rewind;
+a search touches only the postings of the query's terms (each capped to its
+most recent entries), so the work per request does not grow with the history.
 
 Recalled turns are shown as dated snippets: the sentences of the turn that
 share the most terms with the input, so one long turn cannot eat the section.
@@ -15,13 +18,34 @@ from __future__ import annotations
 
 import heapq
 import math
+import re
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from policies.cues import is_question, strip_vocatives
+from policies.dates import strip_marker
+from policies.matching import stem
 from policies.segment import split_sentences
 from policies.text import terms
+
+_LATIN_WORD = re.compile(r"[a-z]+")
+
+
+def _norm(term: str) -> str:
+    # Twice: the stemmer takes one suffix at a time ("paintings" -> "painting" -> "paint").
+    return stem(stem(term)) if _LATIN_WORD.fullmatch(term) else term
+
+
+def index_terms(text: str) -> list[str]:
+    """The terms a turn is indexed (and a snippet ranked) by."""
+    return [_norm(t) for t in terms(strip_vocatives(strip_marker(text)))]
+
+
+def query_terms(query: Collection[str]) -> set[str]:
+    """Query terms (`policies.text.terms` of the input) in the index's form."""
+    return {_norm(t) for t in query}
 
 
 @dataclass(slots=True)
@@ -53,7 +77,7 @@ class RecallIndex:
         if ordinal < self._next:
             raise ValueError(f"ordinal {ordinal} already indexed (next is {self._next})")
         self._next = ordinal + 1
-        tf = Counter(terms(text))
+        tf = Counter(index_terms(text))
         if not tf:
             return
         index = len(self._docs)
@@ -87,7 +111,7 @@ class RecallIndex:
         # Docs are in ordinal order, so "before" is a cut in every posting list.
         cut = n if before is None else bisect_left(self._docs, before, key=lambda d: d.ordinal)
         scores: dict[int, float] = {}
-        for term in set(query):
+        for term in query_terms(query):
             posting = self._postings.get(term)
             if not posting:
                 continue
@@ -108,13 +132,13 @@ class RecallIndex:
 def snippet(text: str, query: Collection[str], max_chars: int) -> list[str]:
     """The sentences of `text` to show: all of them if they fit `max_chars`, else
     those sharing most terms with `query`, in their order."""
-    sentences = [" ".join(s.split()) for s in split_sentences(text)]
+    sentences = [" ".join(s.split()) for s in split_sentences(strip_marker(text))]
     if sum(len(s) + 1 for s in sentences) <= max_chars:
         return sentences
-    wanted = set(query)
+    wanted = query_terms(query)
     ranked = sorted(
         range(len(sentences)),
-        key=lambda i: (-len(wanted & set(terms(sentences[i]))), i),
+        key=lambda i: (-len(wanted & set(index_terms(sentences[i]))), i),
     )
     chosen: list[int] = []
     used = 0
@@ -127,3 +151,63 @@ def snippet(text: str, query: Collection[str], max_chars: int) -> list[str]:
     if not chosen and sentences:
         return [sentences[ranked[0]][: max_chars - 1] + "…"]
     return [sentences[i] for i in sorted(chosen)]
+
+
+@dataclass(frozen=True, slots=True)
+class Companion:
+    """The other half of a recalled exchange: the reply to a recalled question,
+    or the question a recalled turn answers."""
+
+    ordinal: int
+    role: str
+    sentences: list[str]
+    reason: str
+
+
+def _sentences(text: str) -> list[str]:
+    return [" ".join(s.split()) for s in split_sentences(strip_marker(text))]
+
+
+def _leading(sentences: list[str], max_chars: int) -> list[str]:
+    out: list[str] = []
+    used = 0
+    for s in sentences:
+        if used + len(s) + 1 > max_chars:
+            break
+        out.append(s)
+        used += len(s) + 1
+    return out or ([sentences[0][: max_chars - 1] + "…"] if sentences else [])
+
+
+def companion(
+    text: str,
+    before: tuple[int, str, str] | None,
+    after: tuple[int, str, str] | None,
+    max_chars: int,
+) -> Companion | None:
+    """What makes a recalled turn a self-contained exchange, if anything.
+
+    A turn that ends on a question is recalled for its words, but the answer
+    is in the reply right after it ("What do you do for fun?" / "I paint."); a
+    turn right after a question is an answer only with that question. The
+    neighbours are (ordinal, role, text); only the part of a neighbour next to
+    the recalled turn is kept: the start of a reply, the question that ends
+    the turn before.
+    """
+    own = _sentences(text)
+    if own and after is not None and is_question(own[-1]):
+        reply = _leading(_sentences(after[2]), max_chars)
+        if reply:
+            return Companion(after[0], after[1], reply, "the reply to a recalled question")
+    if before is not None:
+        asked = _sentences(before[2])
+        if asked and is_question(asked[-1]):
+            tail: list[str] = []
+            used = 0
+            for s in reversed(asked):
+                if tail and (used + len(s) + 1 > max_chars or not is_question(s)):
+                    break
+                tail.insert(0, s if len(s) < max_chars else s[: max_chars - 1] + "…")
+                used += len(s) + 1
+            return Companion(before[0], before[1], tail, "the question a recalled turn answers")
+    return None

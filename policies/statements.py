@@ -32,6 +32,7 @@ from policies.cues import (
     negated,
     read_cues,
     recap_request,
+    small_talk,
     strip_filler,
 )
 from policies.matching import topical_overlap, weighted_terms, word_set
@@ -385,6 +386,8 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
         return Statement(index, text, cues, values, "entity", 0.4)
     if cues.correction and not strong:
         return None
+    if small_talk(text) and not strong and not revoke and cues.change < 2:
+        return None  # "That must have been awesome!", "Totally agree, Mel."
     if _dropped(text, cues, where, revoke) or _idle(text, cues, strong, revoke):
         return None
     if RESTORE.search(text):

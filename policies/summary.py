@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from policies.cues import negated, read_cues, strip_filler
+from policies.cues import negated, read_cues, small_talk, strip_filler
+from policies.dates import strip_marker, strip_markers
 from policies.observations import compact_tool_result
 from policies.segment import split_sentences
 from policies.staleness import StaleFilter
@@ -72,9 +73,12 @@ _ROLE_WEIGHTS = {"user": 1.0, "assistant": 0.7, "tool": 0.5}
 
 def sentence_score(sentence: str, role: str) -> tuple[float, bool]:
     """(informativeness, protected) of one sentence."""
-    core = strip_filler(sentence)
+    # A date marker inside the sentence (a session start) adds no information
+    # to a sentence that is otherwise small talk.
+    said = strip_markers(sentence)
+    core = strip_filler(said)
     unique = set(terms(core))
-    if not unique:
+    if not unique or small_talk(said):
         return 0.0, False
     values = extract_values(core)
     negation = negated(core)
@@ -117,7 +121,7 @@ def _sentences(turn: Turn) -> list[str]:
         return [compact] if compact else []
     if turn.role == "assistant" and turn.tool_call_ids:
         return []  # the call itself; its result (a tool turn) carries the data
-    return split_sentences(turn.text)
+    return split_sentences(strip_marker(turn.text))
 
 
 def summarize_turn(dated: DatedTurn, params: SummaryParams) -> SummaryLine | None:

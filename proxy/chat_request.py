@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,7 +103,15 @@ def _check_message(msg: Any, i: int) -> None:
         raise _bad(f"{where}.name must be a string", f"{where}.name")
 
 
-def parse_chat_request(body: Any, *, max_messages: int) -> ChatRequest:
+def parse_chat_request(
+    body: Any, *, max_messages: int, seen: Callable[[list[Any]], range] | None = None
+) -> ChatRequest:
+    """Validate `body`; `seen(messages)` may name messages already validated.
+
+    A client that keeps its history resends every earlier message on each
+    request; `seen` (the conversation cache) recognises those it validated
+    before, so only the rest is checked here.
+    """
     if not isinstance(body, dict):
         raise ProxyError(400, "request body must be a JSON object", code="invalid_json")
     model = body.get("model")
@@ -119,7 +128,9 @@ def parse_chat_request(body: Any, *, max_messages: int) -> ChatRequest:
         raise _bad("messages must contain at least one message", "messages")
     if len(messages) > max_messages:
         raise _bad(f"too many messages: {len(messages)} > {max_messages}", "messages")
-    for i, msg in enumerate(messages):
+    known = seen(messages) if seen is not None else range(0)
+    for i in (*range(known.start), *range(known.stop, len(messages))):
+        msg = messages[i]
         # Fast path for the plain text turns that make up long histories.
         if (
             type(msg) is dict

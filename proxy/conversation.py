@@ -116,6 +116,9 @@ class SessionTurns:
     hashes: list[str]
     chain: list[str]
     first_hash: str = field(default="")
+    # Leading `raws` that came from the client and passed validation (our own
+    # answers, appended after the request, never did).
+    validated: int = 0
 
 
 def split_system(messages: list[dict[str, Any]]) -> int:
@@ -125,23 +128,26 @@ def split_system(messages: list[dict[str, Any]]) -> int:
     return split
 
 
-def shared_prefix(cached: SessionTurns, raws: list[dict[str, Any]], hashes0: str) -> int:
+def shared_prefix(
+    cached: SessionTurns, raws: list[dict[str, Any]], hashes0: str, proven: int = 0
+) -> int:
     """How many leading turns `raws` shares with `cached` (0 if it isn't a continuation).
 
     Equal dicts are found at C speed; the last cached turn (our recorded answer)
     is compared by hash, since clients re-serialise it with extra null fields.
+    The first `proven` turns are already known equal (`ConversationCache.proven`).
     """
     m = len(cached.raws)
     if not m or cached.first_hash != hashes0:
         return 0
     if len(raws) >= m:
-        if raws[: m - 1] != cached.raws[: m - 1]:
+        if raws[proven : m - 1] != cached.raws[proven : m - 1]:
             return 0
         last = raws[m - 1]
         if last == cached.raws[m - 1] or message_hash(last) == cached.hashes[m - 1]:
             return m
         return m - 1
-    if raws == cached.raws[: len(raws)]:
+    if raws[proven:] == cached.raws[proven : len(raws)]:
         return len(raws)
     return 0
 
@@ -153,6 +159,8 @@ class ConversationCache:
         self._by_session: OrderedDict[str, SessionTurns] = OrderedDict()
         self._by_first: dict[str, list[str]] = {}
         self._max = max_sessions
+        # The last `seen_prefix` match: (messages, entry, turns found equal).
+        self._proof: tuple[list[Any], SessionTurns, int] | None = None
 
     def get(self, session_id: str) -> SessionTurns | None:
         entry = self._by_session.get(session_id)
@@ -163,6 +171,46 @@ class ConversationCache:
     def candidates(self, tenant_id: str, first_hash: str) -> list[SessionTurns]:
         ids = self._by_first.get(f"{tenant_id}:{first_hash}", [])
         return [e for sid in reversed(ids) if (e := self._by_session.get(sid)) is not None]
+
+    def seen_prefix(self, tenant_id: str, messages: list[Any]) -> range:
+        """Indexes of the unvalidated `messages` equal to turns validated before.
+
+        A continuation resends the turns of the session's last request; they
+        passed validation then. Equal values pass it alike: the checks look at
+        strings, lists, objects and nulls only, and `==` never equates those with
+        other types. Leading system messages are never cached, so never skipped.
+        """
+        split = 0
+        while (
+            split < len(messages)
+            and type(messages[split]) is dict
+            and messages[split].get("role") in SYSTEM_ROLES
+        ):
+            split += 1
+        if split == len(messages) or type(messages[split]) is not dict:
+            return range(0)
+        try:
+            first = message_hash(messages[split])
+        except (AttributeError, TypeError, ValueError, RecursionError):
+            return range(0)  # malformed: validation will say where
+        self._proof = None
+        for cached in self.candidates(tenant_id, first):
+            n = min(cached.validated, len(messages) - split)
+            if n and messages[split : split + n] == cached.raws[:n]:
+                self._proof = (messages, cached, n)
+                return range(split, split + n)
+        return range(0)
+
+    def proven(self, messages: list[dict[str, Any]], cached: SessionTurns) -> int:
+        """Leading turns of `messages` that `seen_prefix` found equal to `cached.raws`.
+
+        Valid while `cached` is the same entry: entries are replaced, not edited,
+        except for appending our answer, which leaves the compared turns as they were.
+        """
+        proof = self._proof
+        if proof is None or proof[0] is not messages or proof[1] is not cached:
+            return 0
+        return proof[2]
 
     def put(self, entry: SessionTurns) -> None:
         sid = entry.session.id

@@ -302,7 +302,7 @@ class Pipeline:
         for cached in self.cache.candidates(ctx.tenant_id, first):
             if cached.session.message_count != len(cached.raws):
                 continue  # written since it was cached: let the store decide
-            shared = shared_prefix(cached, raws, first)
+            shared = shared_prefix(cached, raws, first, self.cache.proven(messages, cached))
             if shared:
                 conv = build_conversation(counter, messages, cached, shared)
                 return conv, (cached.session, shared)
@@ -334,9 +334,13 @@ class Pipeline:
         else:
             turns, chain, hashes = conv.turns, conv.chain, conv.hashes
         prepared.turns, prepared.system, prepared.chain = turns, sys_turns, chain
-        self.cache.put(
-            SessionTurns(session, [t.raw for t in turns], list(turns), list(hashes), list(chain))
-        )
+        # The turns as this client sent them (its copy of our earlier answers may carry
+        # extra null fields): what its next request will resend, compared at C speed.
+        stateful = resolution.kind == "stateful"
+        sent = [t.raw for t in turns] if stateful else list(conv.raws)
+        entry = SessionTurns(session, sent, list(turns), list(hashes), list(chain))
+        entry.validated = 0 if stateful else len(sent)
+        self.cache.put(entry)
         if prepared.mode != "raw" and prepared.preset.extractor is not None:
             system_prompt = "\n".join(t.text for t in sys_turns)
             results = await self.memory.extract(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -91,7 +92,11 @@ async def chat_completions(request: Request) -> Response:
     try:
         tenant = services.auth.tenant(request.headers.get("authorization"))
         raw = await _read_body(request, settings.server.max_body_bytes)
-        req = parse_chat_request(_parse_json(raw), max_messages=settings.server.max_messages)
+        req = parse_chat_request(
+            _parse_json(raw),
+            max_messages=settings.server.max_messages,
+            seen=partial(services.pipeline.cache.seen_prefix, tenant),
+        )
         headers = _memory_headers(request, settings.server.max_header_bytes)
         ctx = RequestContext(
             request_id=request_id,

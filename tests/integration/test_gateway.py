@@ -248,3 +248,32 @@ async def test_unknown_memory_mode_is_400(proxy: Any) -> None:
 async def test_invalid_budget_header_is_400(proxy: Any, budget: str) -> None:
     resp = await proxy.chat([{"role": "user", "content": "x"}], headers={"X-Memory-Budget": budget})
     _assert_openai_error(resp, 400)
+
+
+async def test_a_continuation_with_a_bad_message_is_still_a_400(proxy: Any) -> None:
+    # Resent turns that passed validation before are not checked again; a bad
+    # new message, or an earlier one altered, is still named in the 400.
+    history: list[dict[str, Any]] = [{"role": "system", "content": "Be brief."}]
+    for text in ("one", "two"):
+        history.append({"role": "user", "content": text})
+        resp = await proxy.chat(history)
+        assert resp.status_code == 200, resp.text
+        history.append(
+            {"role": "assistant", "content": resp.json()["choices"][0]["message"]["content"]}
+        )
+    bad_new = [*history, {"role": "user", "content": 5}]
+    error = _assert_openai_error(await proxy.chat(bad_new), 400)
+    assert error["param"] == "messages[5].content"
+    altered = [*history, {"role": "user", "content": "three"}]
+    altered[3] = {"role": "wizard", "content": "one"}
+    error = _assert_openai_error(await proxy.chat(altered), 400)
+    assert error["param"] == "messages[3].role"
+    bad_system = [
+        {"role": "system", "content": None},
+        *history[1:],
+        {"role": "user", "content": "x"},
+    ]
+    error = _assert_openai_error(await proxy.chat(bad_system), 400)
+    assert error["param"] == "messages[0].content"
+    resp = await proxy.chat([*history, {"role": "user", "content": "three"}])
+    assert resp.status_code == 200, resp.text

@@ -178,3 +178,30 @@ async def test_parallel_requests_on_one_named_session_lose_no_turn(proxy: Any) -
     assert len(stored) == 22
     roles = [r for r, _ in stored]
     assert roles == ["user", "assistant"] * 11
+
+
+async def test_a_client_resending_answers_with_null_fields_stays_recognised(
+    proxy: Any, monkeypatch: Any
+) -> None:
+    # SDK clients append the answer object as received, with extra null fields;
+    # continuations must still be recognised in-process, not by a store lookup.
+    store = proxy.services.store
+    lookups: list[int] = []
+    match_chain = store.match_chain
+
+    async def counting(*args: Any, **kwargs: Any) -> Any:
+        lookups.append(1)
+        return await match_chain(*args, **kwargs)
+
+    monkeypatch.setattr(store, "match_chain", counting)
+    history: list[dict[str, Any]] = [SYSTEM]
+    sessions = set()
+    for text in ("one", "two", "three", "four"):
+        messages = [*history, {"role": "user", "content": text}]
+        resp = await proxy.chat(messages)
+        assert resp.status_code == 200, resp.text
+        sessions.add(resp.headers["X-Memory-Session"])
+        answer = resp.json()["choices"][0]["message"]
+        history = [*messages, {**answer, "tool_calls": None, "function_call": None}]
+    assert len(sessions) == 1
+    assert len(lookups) == 1  # the first request only

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from policies.dates import DateLabels, day_label, marker_date
+from policies.dates import DateLabels, day_label, marker_date, strip_markers
 from policies.layers import RECALL_HEADER, plan_recall
-from policies.recall import RecallIndex, snippet
+from policies.recall import RecallIndex, companion, snippet
 from policies.text import term_set
-from policies.types import RecallHit
+from policies.types import RecallHit, Turn
 
 FILLER = [
     "How was your weekend? Mine was quiet, we went for a walk.",
@@ -96,3 +96,58 @@ def test_snippet_keeps_the_sentences_that_match_the_input() -> None:
     cut = snippet(text, term_set("wifi password"), 120)
     assert "The wifi password is swordfish." in cut
     assert sum(len(s) + 1 for s in cut) <= 120
+
+
+def count(text: str) -> int:
+    return len(text) // 4 + 1
+
+
+def test_word_forms_match_plurals_and_tenses() -> None:
+    index = filled_index(50)
+    index.add(50, "She adopted two puppies and started painting again.")
+    for query in ("adopt puppy", "paintings", "who paints?", "adopting"):
+        assert index.search(term_set(query), limit=1)[0][0] == 50, query
+
+
+def test_a_name_used_to_address_the_listener_is_not_indexed() -> None:
+    index = RecallIndex()
+    for i in range(20):
+        index.add(i, f"Thanks, Melanie! That's lovely, see you soon. ({i})")
+    index.add(20, "Melanie finally finished her pottery course.")
+    hits = index.search(term_set("What did Melanie finish?"), limit=3)
+    assert [o for o, _ in hits] == [20]
+
+
+def test_session_date_carries_over_from_a_marker_inside_a_turn() -> None:
+    labels = DateLabels()
+    labels.add("[date: 8 May, 2023] first session", 0)
+    # A client merged the last turn of one session with the first of the next.
+    assert labels.add("see you!\n[date: 20 May, 2023] back again", 0) == "8 May 2023"
+    assert labels.add("a turn of the second session", 0) == "20 May 2023"
+    labels.truncate(1)  # the merged turn is rolled back: its marker goes with it
+    assert labels.add("a turn of the first session", 0) == "8 May 2023"
+    text = "[date: 8 May, 2023] Hi!\n[date: 9 May, 2023] Hello again"
+    assert strip_markers(text) == "Hi!\nHello again"
+
+
+def test_recalled_question_brings_its_reply_and_an_answer_its_question() -> None:
+    q = (4, "assistant", "[date: 1 June, 2023] Nice. What do you do to relax?")
+    a = (5, "user", "I play the violin every evening. It calms me down. Also, long story.")
+    got = companion(q[2], None, a, 40)
+    assert got is not None
+    assert got.ordinal == 5
+    assert got.sentences == ["I play the violin every evening."]
+    back = companion(a[2], q, None, 200)
+    assert back is not None
+    assert (back.ordinal, back.sentences) == (4, ["What do you do to relax?"])
+    assert companion("I like tea.", None, a, 100) is None  # no question: nothing to complete
+
+    turns = {o: Turn(o, r, t, {"role": r, "content": t}, count(t)) for o, r, t in (q, a)}
+    hit = RecallHit(4, "assistant", "1 June 2023", q[2], 6.0)
+    gen = plan_recall([hit], term_set("relax"), 200, 400, count, None, turns.get)
+    lines = gen.contents[0].splitlines()
+    assert lines[1] == "[1 June 2023] assistant: Nice. What do you do to relax?"
+    assert lines[2].startswith("[1 June 2023] user: I play the violin every evening.")
+    assert {c.ref: c.decision for c in gen.candidates} == {"4": "recalled", "5": "recalled"}
+    alone = plan_recall([hit], term_set("relax"), 200, 400, count, None)
+    assert len(alone.contents[0].splitlines()) == 2
