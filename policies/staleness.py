@@ -58,6 +58,7 @@ class _Old:
     values: frozenset[str]  # value signatures the replacement does not have
     stems: frozenset[str]  # changed terms, stemmed, compounds split (for quoted replies)
     successor: str | None  # the current value, one line (None: revoked, or too long)
+    current: str  # the current value, normalised ("" when revoked)
     short: str  # its clause with the new value, for quoting it again
     # What the user said is matched loosely; what a tool returned or the
     # assistant inferred only by its own text (a refreshed tool result shares
@@ -88,9 +89,18 @@ def _loose_terms(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# Characters of Chinese function words: a bigram holding one ("的时", "候都") is glue
+# between words, not a word of its own.
+_ZH_GLUE = frozenset(
+    "的了是我你他她它们在有和就都也要不这那个一上下吗呢吧啊呀把给让被说会能很再还又用后以来去到之时候"
+)
+
+
 def _distinctive(term: str, length: int) -> bool:
     """A term specific enough that one occurrence ties a sentence to a value."""
-    return not term.isascii() or any(c.isdigit() for c in term) or len(term) >= length
+    if not term.isascii():
+        return not any(c in _ZH_GLUE for c in term)
+    return any(c.isdigit() for c in term) or len(term) >= length
 
 
 def _one_line(text: str) -> str:
@@ -150,8 +160,16 @@ def _old(item: MemoryItem, successor: MemoryItem | None, value: str | None = Non
         values=frozenset(value_signature(v) for v in stale_values),
         stems=stems,
         successor=quoted if quoted and len(quoted) <= MAX_SUCCESSOR_CHARS else None,
+        current=normalize(new_text) if successor else "",
         loose=item.source == "user",
     )
+
+
+def _states_current(norm: str, old: _Old) -> bool:
+    """Is the (normalised) sentence the replacement itself, or a part of it?"""
+    if not old.current or len(norm) < 8:
+        return False
+    return norm in old.current or old.current in norm
 
 
 class StaleFilter:
@@ -269,7 +287,9 @@ class StaleFilter:
                 continue
             if role != "user" and self.echoes(sentence):
                 continue
-            olds = self.matches(sentence)
+            # A sentence that is (part of) the current value states it, not the old one.
+            norm = normalize(sentence)
+            olds = [old for old in self.matches(sentence) if not _states_current(norm, old)]
             if not olds:
                 out.append(sentence)
                 continue
