@@ -714,7 +714,9 @@ class Resolver:
         content = sum(1 for w in weighted_terms(rest).values() if w >= 1)
         valued = comparable(values) or any(v.kind == "id" for v in values)
         if not valued and (
-            content < 3 or (old.type in _RULE_TYPES and read_cues(rest).requirement < 2)
+            content < 3
+            or (old.type in _RULE_TYPES and read_cues(rest).requirement < 2)
+            or _CONDITION.match(rest)  # "whenever you compare cars for me": no rule alone
         ):
             return
         item = self._new_item(st, rest, old.type)
@@ -901,6 +903,12 @@ def _self_fix(text: str) -> tuple[Value, ...] | None:
     return None
 
 
+# A clause that only says when a rule applies.
+_CONDITION = re.compile(
+    r"^(?:[\w' ]{0,12}:\s*)?(?:when|whenever|if|each time|every time|once|while|as long as)\b"
+    r"|^(?:[^，,：:]{0,6}[：:])?(?:每当|如果|要是|只要|当)|^[^，,]{0,12}的时候$",
+    re.IGNORECASE,
+)
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|your|that|this|those|these|its)\s+", re.IGNORECASE)
 
 

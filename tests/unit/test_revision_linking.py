@@ -270,3 +270,20 @@ def test_scratched_thing_no_item_held_reads_as_replaced() -> None:
     f = StaleFilter(items)
     out = f.clean(["The rental company quoted $900 for the skip."])
     assert "$250" in out[0] or not out
+
+
+def test_revocation_leaves_no_bare_condition_behind() -> None:
+    items = fold(
+        "One more thing: whenever you compare paint brands for me, add a price table at the end.",
+        "You can stop adding the price tables now, we picked the paint.",
+    )
+    assert not any(v.lower().startswith(("whenever", "one more thing")) for v in live(items))
+
+
+def test_zh_revocation_leaves_no_bare_condition_behind() -> None:
+    items = fold(
+        "你每次给我推荐材料的时候，都在最后附一个价格表。",
+        "以后不用再附价格表了，材料都买齐了。",
+        zh=True,
+    )
+    assert not any(v.startswith("你每次给我推荐材料") and "价格表" not in v for v in live(items))
