@@ -707,7 +707,8 @@ class Resolver:
         """A revocation withdraws the clause it names, not the rules stated beside it:
         "stop opening every macro with the apology" leaves "signs off as 'The Fernly
         Care Team'" in force."""
-        rest = unrelated_clauses(old.value, _near_cue(st))
+        near = {t: w for t, w in _near_cue(st).items() if w >= 1}  # words, not characters
+        rest = unrelated_clauses(old.value, near, contiguous=False)
         if rest is None:
             return
         values = extract_values(rest)

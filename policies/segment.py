@@ -147,9 +147,12 @@ def without_clause(text: str, value: Value) -> str | None:
 _CLAUSE_SPLIT = re.compile(r"[，；。！？]|[,;](?=\s)|[.!?](?=\s|$)|\s+(?:and|but)\s+")
 
 
-def unrelated_clauses(text: str, terms: Mapping[str, float]) -> str | None:
+def unrelated_clauses(text: str, terms: Mapping[str, float], contiguous: bool = True) -> str | None:
     """The verbatim span of `text` after dropping its clauses that share a term with
-    `terms` (a contiguous run of the untouched clauses), or None if none or all survive."""
+    `terms` (a contiguous run of the untouched clauses), or None if none or all survive.
+
+    `contiguous=False`: all untouched clauses, joined ("use bullet points, sign it as
+    'Coach Dee'" once the middle clause is withdrawn)."""
     spans: list[tuple[int, int]] = []
     start = 0
     for m in _CLAUSE_SPLIT.finditer(text):
@@ -166,6 +169,10 @@ def unrelated_clauses(text: str, terms: Mapping[str, float]) -> str | None:
     ]  # fmt: skip
     if not keep or len(keep) == len([s for s in spans if text[s[0] : s[1]].strip()]):
         return None
+    if not contiguous:
+        sep = "，" if re.search(r"[\u3400-\u9fff]", text) else ", "
+        out = sep.join(text[a:b].strip(" ，,；;。.") for a, b in keep)
+        return out.strip() or None
     # The longest contiguous run of kept clauses, verbatim.
     runs: list[list[tuple[int, int]]] = []
     for span in keep:

@@ -287,3 +287,25 @@ def test_zh_revocation_leaves_no_bare_condition_behind() -> None:
         zh=True,
     )
     assert not any(v.startswith("你每次给我推荐材料") and "价格表" not in v for v in live(items))
+
+
+def test_revocation_keeps_siblings_on_both_sides_of_the_withdrawn_clause() -> None:
+    items = fold(
+        "For every update: use bullet points, add a cost line at the top, and sign it as"
+        " 'Site Team B'.",
+        "You can drop the cost line now, the client stopped asking.",
+    )
+    assert has(items, "bullet points")
+    assert has(items, "Site Team B")
+    assert not any("cost line at the top" in v for v in live(items))
+
+
+def test_zh_revocation_keeps_siblings_on_both_sides() -> None:
+    items = fold(
+        "进度汇报的规矩：开头写今天完成的活，结尾列明天的材料清单，全文不超过300字。",
+        "结尾的材料清单不用列了，工长会直接发给我。",
+        zh=True,
+    )
+    assert has(items, "开头写今天完成的活")
+    assert has(items, "不超过300字")
+    assert not any("结尾列明天的材料清单" in v for v in live(items))
