@@ -161,6 +161,8 @@ class Resolver:
                     if isinstance(op, (Add, Supersede))
                     and self.sources.get(op.item.id) == st.index + 1
                     and op.item.status == "active"
+                    # what replaces it is concrete: a value, or a switch ("we'll … instead")
+                    and (comparable(extract_values(op.item.value)) or _SWITCH.search(op.item.value))
                 ),
                 None,
             )  # fmt: skip
