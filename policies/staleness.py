@@ -66,10 +66,27 @@ class _Old:
     loose: bool
 
 
-def _short_form(new_text: str, old_terms: set[str]) -> str:
-    """The clause of the replacement that says most of what the old value did not."""
-    scored = [(len(set(_terms(c)) - old_terms), -len(c), c) for c in clauses(new_text)]
-    best = max(scored)[2] if scored and max(scored)[0] else new_text
+@lru_cache(maxsize=8192)
+def _strong_signatures(text: str) -> frozenset[str]:
+    """Signatures of the values that can be current ones (not bare numbers: "别写3000了")."""
+    return frozenset(value_signature(v) for v in extract_values(text) if v.kind != "number")
+
+
+def _short_form(new_text: str, old_terms: set[str], old_sigs: frozenset[str]) -> str:
+    """The clause of the replacement that holds its new value (a value the old text did
+    not have: "还是每章2500字吧", not "现在短章节完读率更高"), else the one that says most
+    of what the old value did not."""
+    scored = [
+        (
+            len(_strong_signatures(c) - old_sigs) > 0,
+            len(set(_terms(c)) - old_terms),
+            -len(c),
+            c,
+        )
+        for c in clauses(new_text)
+    ]
+    top = max(scored) if scored else None
+    best = top[3] if top and (top[0] or top[1]) else new_text
     return _one_line(best)
 
 
@@ -144,7 +161,8 @@ def _old(item: MemoryItem, successor: MemoryItem | None, value: str | None = Non
         pairs = frozenset(
             (a, b) for a, b in itertools.pairwise(old_terms) if a in focus or b in focus
         )
-        stems = frozenset(_stem(t) for t in focus)
+        # The counted noun stays in the new value ("ten episodes"): only what changed.
+        stems = frozenset(_stem(t) for t in focus) - _loose_terms(new_text)
     else:
         pairs = frozenset(
             (a, b) for a, b in itertools.pairwise(old_terms) if a in changed or b in changed
@@ -152,7 +170,7 @@ def _old(item: MemoryItem, successor: MemoryItem | None, value: str | None = Non
         stems = _loose_terms(value) - _loose_terms(new_text)
     quoted = _one_line(new_text) if successor else ""
     return _Old(
-        short=_short_form(new_text, set(old_terms)) if successor else "",
+        short=_short_form(new_text, set(old_terms), _signatures(value)) if successor else "",
         norm=normalize(value),
         terms=frozenset(old_terms),
         changed=changed,

@@ -309,3 +309,23 @@ def test_zh_revocation_keeps_siblings_on_both_sides() -> None:
     assert has(items, "开头写今天完成的活")
     assert has(items, "不超过300字")
     assert not any("结尾列明天的材料清单" in v for v in live(items))
+
+
+def test_the_counted_noun_alone_does_not_tie_a_sentence_to_the_old_count() -> None:
+    f = StaleFilter(_pair("The course will have eight modules.", "The course has ten modules now."))
+    sentence = "Each of the modules takes about 3 hours to record."
+    assert f.clean([sentence]) == [sentence]
+    assert "ten modules" in f.clean(["We planned eight modules at first."])[0]
+
+
+def test_short_note_quotes_the_clause_with_the_new_value() -> None:
+    f = StaleFilter(
+        _pair(
+            "每章3000字左右，每天晚上8点更新。",
+            "编辑说短章节完读率更高，还是每章2500字吧，别写3000了。",
+        )
+    )
+    quoted: set[str] = set()
+    f.clean(["每章3000字左右。"], quoted)  # the first quote is in full
+    second = f.clean(["我们之前说每章3000字左右。"], quoted)[0]
+    assert "2500字" in second
