@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from policies.cues import negated, read_cues
 from policies.segment import clauses
 from policies.text import normalize, terms
 from policies.types import MemoryItem
@@ -66,6 +67,13 @@ class _Old:
     loose: bool
 
 
+# Says what to do instead ("直接分条写就行", "just list them").
+_ASKS = re.compile(
+    r"就行|就可以|就好|即可|直接|统一|改成|改为|换成|只要|\binstead\b|\bjust\b|\bonly\b",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=8192)
 def _strong_signatures(text: str) -> frozenset[str]:
     """Signatures of the values that can be current ones (not bare numbers: "别写3000了")."""
@@ -79,6 +87,8 @@ def _short_form(new_text: str, old_terms: set[str], old_sigs: frozenset[str]) ->
     scored = [
         (
             len(_strong_signatures(c) - old_sigs) > 0,
+            # the clause that asks for something ("直接分条写就行"), not its reason
+            (read_cues(c).requirement >= 2 or bool(_ASKS.search(c))) and not negated(c),
             len(set(_terms(c)) - old_terms),
             -len(c),
             c,
@@ -86,7 +96,7 @@ def _short_form(new_text: str, old_terms: set[str], old_sigs: frozenset[str]) ->
         for c in clauses(new_text)
     ]
     top = max(scored) if scored else None
-    best = top[3] if top and (top[0] or top[1]) else new_text
+    best = top[4] if top and (top[0] or top[1] or top[2]) else new_text
     return _one_line(best)
 
 

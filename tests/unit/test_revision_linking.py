@@ -329,3 +329,16 @@ def test_short_note_quotes_the_clause_with_the_new_value() -> None:
     f.clean(["每章3000字左右。"], quoted)  # the first quote is in full
     second = f.clean(["我们之前说每章3000字左右。"], quoted)[0]
     assert "2500字" in second
+
+
+def test_short_note_quotes_what_to_do_instead_not_the_reason() -> None:
+    f = StaleFilter(
+        _pair(
+            "以后给我的清单都用表格。",
+            "表格你以后别用了，手机上看总是显示不全，直接分条写就行。",
+        )
+    )
+    quoted: set[str] = set()
+    f.clean(["清单都用表格。"], quoted)
+    second = f.clean(["我说过清单都用表格。"], quoted)[0]
+    assert "直接分条写就行" in second
