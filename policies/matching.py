@@ -19,7 +19,7 @@ from collections.abc import Container, Iterable, Mapping
 from functools import lru_cache
 
 from policies.text import EN_STOPWORDS, ZH_STOP_BIGRAMS, normalize
-from policies.values import extract_values
+from policies.values import CURRENCIES, extract_values
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # Apostrophes stay inside a word: "we're" is one (form) word, not "we" + "re".
@@ -110,6 +110,16 @@ def weighted_terms(text: str) -> Mapping[str, float]:
     return out
 
 
+# What is left of a threshold once its number and operator are gone: the words the
+# speaker put inside it ("$21,500 out the door max").
+_BOUND_WORDS = re.compile(
+    r"[$€£¥]?\d[\d,.]*\s?[kK万千百]?%?|\b(?:over|above|under|below|more|less|fewer|than|at|least"
+    r"|most|up|to|no|max|maximum|of|tops|or|the most|capped|cap|it|them|a|dollars?|euros?|bucks)\b"
+    r"|[\u3400-\u9fff]+",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=8192)
 def content_terms(text: str) -> Mapping[str, float]:
     """Terms of `text` without its values: what a statement is *about*.
@@ -123,8 +133,14 @@ def content_terms(text: str) -> Mapping[str, float]:
     parts: list[str] = []
     last = 0
     for v in values:
-        # Keep what the value counts or names ("guests", "桌", "python").
-        parts.extend((text[last : v.start], v.unit if v.unit.isalpha() else ""))
+        # Keep what the value counts or names ("guests", "桌", "python", an interest
+        # "rate"), not its currency: "$5 for gas" and "$150 for the inspection"
+        # share no subject.
+        unit = v.unit.rsplit(":", 1)[-1]  # a threshold's measure ("below:minute")
+        named = unit.isalpha() and v.kind != "money" and unit not in CURRENCIES
+        parts.extend((text[last : v.start], unit if named else ""))
+        if v.kind == "bound":
+            parts.append(_BOUND_WORDS.sub(" ", v.text))  # "$21,500 *out the door* max"
         last = v.end
     parts.append(text[last:])
     return weighted_terms(" ".join(parts))

@@ -16,6 +16,7 @@ anything at all.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,13 @@ from policies.matching import (
     similarity,
     weighted_terms,
 )
-from policies.segment import replaced_text, shorten, unrelated_clauses, without_clause
+from policies.segment import (
+    SELF_FIX,
+    replaced_text,
+    shorten,
+    unrelated_clauses,
+    without_clause,
+)
 from policies.slots import (
     NAMED_SLOTS,
     REVISABLE_KINDS,
@@ -40,6 +47,7 @@ from policies.slots import (
     derive_slot,
     local_context_match,
     named_slot,
+    same_slot,
     same_unit_change,
     value_change,
 )
@@ -54,7 +62,14 @@ from policies.types import (
     Revoke,
     Supersede,
 )
-from policies.values import Value, extract_values, value_signature
+from policies.values import (
+    Value,
+    bound_side,
+    extract_values,
+    measures_compatible,
+    numeric_closeness,
+    value_signature,
+)
 
 _RULE_TYPES: frozenset[str] = frozenset({"directive", "constraint", "preference"})
 # After a revocation cue is removed, these say the sentence still asks for
@@ -93,12 +108,19 @@ class Resolver:
     # term -> ids of live items holding it: only items sharing a term with a
     # statement can be its target, which keeps long sessions cheap.
     index: dict[str, set[str]] = field(init=False)
+    # New item id -> index of the statement it came from (this message only).
+    sources: dict[str, int] = field(default_factory=dict)
+    # "Scratch the trade-in" when no item holds it: (statement, what it names).
+    denials: list[tuple[Statement, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.index = {}
         for it in self.live:
             for term in content_terms(it.value):
                 self.index.setdefault(term, set()).add(it.id)
+            for v in extract_values(it.value):
+                if v.kind == "title":  # a rename shares the title's start, not a word
+                    self.index.setdefault(_title_key(v), set()).add(it.id)
         self.idf = Idf.from_counts({t: len(ids) for t, ids in self.index.items()}, len(self.live))
         self.message_bag = weighted_terms(self.message)
 
@@ -125,7 +147,27 @@ class Resolver:
         for st in statements:
             if not st.consumed:
                 self._place(st)
+        self._settle_denials()
         return self.ops
+
+    def _settle_denials(self) -> None:
+        """What a revocation named but no item held ("Scratch the trade-in. He's buying
+        the Civic for $3,200") is remembered as replaced by the next statement, so that
+        quotes of it elsewhere (a recalled question, the summary) read as outdated."""
+        for st, token in self.denials:
+            successor = next(
+                (
+                    op.item for op in self.ops
+                    if isinstance(op, (Add, Supersede))
+                    and self.sources.get(op.item.id) == st.index + 1
+                    and op.item.status == "active"
+                    # what replaces it is concrete: a value, or a switch ("we'll … instead")
+                    and (comparable(extract_values(op.item.value)) or _SWITCH.search(op.item.value))
+                ),
+                None,
+            )  # fmt: skip
+            if successor is not None:
+                self.ops.append(Add(self._denied(st, token, successor.id)))
 
     # -- targets -------------------------------------------------------------
 
@@ -155,6 +197,9 @@ class Resolver:
         """
         bag = self._bag(st, with_message)
         related = self._related(bag) | self._slot_related(st)
+        for v in st.strong_values:
+            if v.kind == "title":
+                related |= self.index.get(_title_key(v), set())
         best: MemoryItem | None = None
         best_score = 0.0
         for rank, item in enumerate(pool):
@@ -170,13 +215,16 @@ class Resolver:
                 score < LEXICAL_MIN
                 and not slot_match
                 and not same_unit_change(st.strong_values, old_values)
+                and not _renamed(st.strong_values, old_values)
             ):
                 continue
             if slot_match:
                 score += 0.15
             changed, closeness = value_change(st.strong_values, old_values)
             if changed:
-                score += 0.15 + 0.15 * closeness
+                # A revision adjusts a value; an order of magnitude apart ("$5" for
+                # gas, "$150" for an inspection) they are most likely different things.
+                score += 0.15 + 0.15 * closeness if closeness > 0 else 0.05
                 if same_unit_change(st.strong_values, old_values):
                     score += 0.2  # the very same named thing ("Python 3.9" → "Python 3.11")
             if opposed(st.text, item.value):
@@ -224,10 +272,13 @@ class Resolver:
             st.revoke = False  # "no more TestCase classes": a new rule, not a revocation
             if st.cues.requirement < 2 and not st.strong_values:
                 st.consumed = True  # "算了，这些明天再弄": nothing revoked, nothing asked
+                token = _named_after_cue(st)
+                if token is not None:
+                    self.denials.append((st, token))
             return
         # A rule stated next to the revocation replaces what was revoked, whether or
         # not the revoking sentence also says what to do ("英文版不用给了，…。以后只给中文版").
-        replacement = _replacement(st, statements)
+        replacement = _replacement(st, statements, target)
         if replacement is not None:
             replacement.consumed = True
             first, second = sorted((st, replacement), key=lambda x: x.index)
@@ -238,6 +289,7 @@ class Resolver:
         else:
             self.claimed.add(target.id)
             self.ops.append(Revoke(target.id, st.text[:120]))
+        self._keep_siblings(target, st)
         st.consumed = True
 
     def _recent_rule(self, st: Statement) -> MemoryItem | None:
@@ -271,6 +323,55 @@ class Resolver:
         if st.restore:
             self._restore(st)
             return
+        fix = _self_fix(st.text)
+        if fix is not None and not st.reported:
+            self._place_fixed(st, fix)
+            return
+        self._place_plain(st)
+
+    def _place_fixed(self, st: Statement, denied: tuple[Value, ...]) -> None:
+        """ "X — no wait, Y", "X——不对，Y": the speaker fixed a value within the message.
+
+        It revises an earlier item only if one holds X; otherwise the statement is
+        placed on its own merits (its other values, no change cue from the fix),
+        and X is remembered as replaced, so that quotes of it read as outdated.
+        """
+        sigs = {value_signature(v) for v in denied}
+        holders = [
+            it for it in self._user_items()
+            if any(value_signature(v) in sigs for v in extract_values(it.value))
+        ]  # fmt: skip
+        if holders:
+            target = max(holders, key=lambda it: it.source_ordinal)
+            self._supersede(target, st, st.text, st.type)
+            return
+        m = SELF_FIX.search(st.text)
+        rest = st.text if m is None else st.text[: m.start()] + " " + st.text[m.end() :]
+        own = read_cues(rest).change
+        plain = dataclasses.replace(
+            st,
+            values=tuple(v for v in st.values if value_signature(v) not in sigs),
+            change=own if st.change <= st.cues.change else st.change,
+            correction=False,
+            contrast=(),
+        )
+        start = len(self.ops)
+        self._place_plain(plain)
+        st.consumed = plain.consumed
+        successor = next(
+            (
+                op.item for op in self.ops[start:]
+                if isinstance(op, (Add, Supersede)) and op.item.value == st.text
+            ),
+            None,
+        )  # fmt: skip
+        if successor is None:
+            return
+        for v in denied:
+            if _memorable_denial(v.text):
+                self.ops.append(Add(self._denied(st, v.text, successor.id)))
+
+    def _place_plain(self, st: Statement) -> None:
         if st.reported and not st.cues.agreement:
             # Another party's position never replaces the user's; what they approved
             # or confirmed ("finance approved 95k for media") is news that does.
@@ -323,19 +424,36 @@ class Resolver:
         return item
 
     def _revise_holder(self, st: Statement, token: str) -> bool:
-        """Revise the item that holds `token`, if one does."""
-        pattern = _token_pattern(token)
-        hits = [it for it in self._user_items() if pattern.search(it.value)]
+        """Revise the item that holds `token`, if one does.
+
+        A token holding a value ("不要75公斤这个目标了") names the item holding that
+        value, however it is written there ("目标是减到75公斤").
+        """
+        named = {
+            value_signature(v) for v in extract_values(token)
+            if v.kind in REVISABLE_KINDS or v.kind == "id"
+        }  # fmt: skip
+        hits: list[tuple[MemoryItem, Value]] = []
+        for it in self._user_items():
+            if named:
+                held = [v for v in extract_values(it.value) if value_signature(v) in named]
+                if held:
+                    hits.append((it, held[0]))
+                continue
+            m = _token_pattern(token).search(it.value)
+            if m is not None:
+                hits.append((it, Value("word", "", m.group(0), None, m.start(), m.end())))
         if not hits:
             return False
-        best, _ = self._best(st, hits, with_message=True)
-        target = best or max(hits, key=lambda it: it.source_ordinal)
+        holders = [it for it, _ in hits]
+        best, _ = self._best(st, holders, with_message=True)
+        target = best or max(holders, key=lambda it: it.source_ordinal)
         if target.value == st.text:
             return False
         self._supersede(target, st, st.text, st.type)
-        m = pattern.search(target.value)
-        if m is not None and not changed_pair(st.text, target.value):
-            self._keep_rest(target, Value("word", "", m.group(0), None, m.start(), m.end()), st)
+        held_value = next(v for it, v in hits if it is target)
+        if not changed_pair(st.text, target.value):
+            self._keep_rest(target, held_value, st)
         return True
 
     def _try_value_only(self, st: Statement) -> bool:
@@ -375,9 +493,17 @@ class Resolver:
             return False
         if st.change < 2 and (
             not value_change(st.strong_values, extract_values(target.value))[0]
-            or self._lexical(st, target) < EXPLICIT_MIN
+            or (self._lexical(st, target) < EXPLICIT_MIN and not _same_named_slot(st, target))
         ):
             return False  # a weak cue needs a changed value *and* the same subject
+        if (
+            not value_change(st.strong_values, extract_values(target.value))[0]
+            and not _shares_subject(st.text, target.value)
+            and not opposed(st.text, target.value)
+            and not (target.slot in NAMED_SLOTS and named_slot(st.text) == target.slot)
+        ):
+            # "帮我改一下这段…" shares a word or two with its message, not with the item.
+            return False
         if (
             not st.strong_values
             and comparable(extract_values(target.value))
@@ -399,10 +525,17 @@ class Resolver:
         pool = [
             it
             for it in self._user_items()
-            if value_change(st.strong_values, extract_values(it.value))[0]
-            and (st.type in _RULE_TYPES or it.type not in _RULE_TYPES)
+            if value_change(st.strong_values, extract_values(it.value), precise=True)[0]
+            and (
+                st.type in _RULE_TYPES
+                or it.type not in _RULE_TYPES
+                or _same_threshold_rule(st, it)  # "we can go to $14,500 max" is a cap too
+            )
         ]
-        target, _ = self._best(st, pool, with_message=False)
+        # The only cap (or floor) on the same measure: "最多10万元吧" after "预算不超过8万元"
+        # needs no shared word. With two such rules live, the words must decide.
+        thresholds = [it for it in pool if _same_threshold_rule(st, it)]
+        target, _ = (thresholds[0], 1.0) if len(thresholds) == 1 else self._best(st, pool, False)
         if target is None:
             return self._try_duplicate(st)
         # The value bonus got it chosen; the words alone must still say it is
@@ -413,6 +546,8 @@ class Resolver:
             or _same_named_slot(st, target)
             or local_context_match(st.text, target.value)
             or _same_threshold_rule(st, target)
+            or _same_rate(st, target)
+            or _renamed(st.strong_values, extract_values(target.value))
         )
         if not same_subject or closeness <= 0:
             return self._try_duplicate(st)
@@ -541,16 +676,55 @@ class Resolver:
             kind = old.type  # "压到450元" revises the budget constraint, stays one
         item = self._new_item(st, value, kind, slot=old.slot)
         item.importance = max(item.importance, old.importance)
-        pair = changed_pair(value, old.value)
+        # A revocation's reasons ("too much admin for $200 a month") are no new value.
+        pair = None if revoked else changed_pair(value, old.value)
         if not revoked:
             item.replaces = replaced_text(old.value, pair[1] if pair else None, value)
         self.claimed.add(old.id)
         self.ops.append(Supersede(old.id, item))
         if pair is not None:
+            self._fold_previous(st, pair[1], item)
             self._keep_rest(old, pair[1], st)
             self._propagate(old, pair[1], item)
         elif not revoked:
             self._keep_unrelated(old, st)
+
+    def _fold_previous(self, st: Statement, old_value: Value, item: MemoryItem) -> None:
+        """A revision split over two sentences: "$18k is too tight. We can stretch it:
+        $21,500 max", "35 minutes is too tight … let's cap them at 45 minutes". The
+        sentence before, quoting the old value, joins the new item instead of
+        standing as a current fact of its own."""
+        for k, op in enumerate(self.ops):
+            if not isinstance(op, Add) or self.sources.get(op.item.id) != st.index - 1:
+                continue
+            if op.item.status != "active" or op.item.type == "directive":
+                continue
+            if any(_same_amount(v, old_value) for v in extract_values(op.item.value)):
+                del self.ops[k]
+                sep = "" if re.search(r"[\u3000-\u9fff]$", op.item.value) else " "
+                item.value = op.item.value + sep + item.value
+                return
+
+    def _keep_siblings(self, old: MemoryItem, st: Statement) -> None:
+        """A revocation withdraws the clause it names, not the rules stated beside it:
+        "stop opening every macro with the apology" leaves "signs off as 'The Fernly
+        Care Team'" in force."""
+        near = {t: w for t, w in _near_cue(st).items() if w >= 1}  # words, not characters
+        rest = unrelated_clauses(old.value, near, contiguous=False)
+        if rest is None:
+            return
+        values = extract_values(rest)
+        content = sum(1 for w in weighted_terms(rest).values() if w >= 1)
+        valued = comparable(values) or any(v.kind == "id" for v in values)
+        if not valued and (
+            content < 3
+            or (old.type in _RULE_TYPES and read_cues(rest).requirement < 2)
+            or _CONDITION.match(rest)  # "whenever you compare cars for me": no rule alone
+        ):
+            return
+        item = self._new_item(st, rest, old.type)
+        item.importance = old.importance
+        self.ops.append(Add(item))
 
     def _keep_unrelated(self, old: MemoryItem, st: Statement) -> None:
         """Keep the clauses of a replaced item that the new statement does not touch.
@@ -604,8 +778,15 @@ class Resolver:
         for other in self.live:
             if other.id in self.claimed or other.id == old.id or other.type == "directive":
                 continue
+            # The same value, however written ("$18k is too tight" after "not over $18,000").
             if any(
-                v.key == old_value.key and value_signature(v) == sig
+                (v.key == old_value.key and value_signature(v) == sig)
+                or (
+                    v.kind in ("money", "bound", "qty")
+                    and v.number is not None
+                    and v.number == old_value.number
+                    and same_slot(v, old_value)
+                )
                 for v in extract_values(other.value)
             ):
                 self.claimed.add(other.id)
@@ -614,8 +795,10 @@ class Resolver:
     def _new_item(
         self, st: Statement, value: str, kind: ItemType, slot: str | None = None
     ) -> MemoryItem:
+        item_id = self.new_id()
+        self.sources.setdefault(item_id, st.index)
         return MemoryItem(
-            id=self.new_id(),
+            id=item_id,
             type=kind,
             slot=slot or derive_slot(kind, value, st.values),
             value=value,
@@ -636,10 +819,116 @@ def _same_named_slot(st: Statement, item: MemoryItem) -> bool:
 def _same_threshold_rule(st: Statement, item: MemoryItem) -> bool:
     """Two rules bounding the same side ("超过500块的都要留票" / "300以上的都得留票"):
     a conversation rarely keeps two such thresholds, so the newer one replaces."""
-    if st.type not in _RULE_TYPES or item.type not in _RULE_TYPES:
+    if item.type not in _RULE_TYPES:
         return False
-    new = {v.unit for v in st.values if v.kind == "bound"}
-    return bool(new & {v.unit for v in extract_values(item.value) if v.kind == "bound"})
+    new = [v for v in st.values if v.kind == "bound"]
+    old = [v for v in extract_values(item.value) if v.kind == "bound"]
+    return any(
+        bound_side(a) == bound_side(b) and measures_compatible(a, b) for a in new for b in old
+    )
+
+
+def _same_rate(st: Statement, item: MemoryItem) -> bool:
+    """An interest rate replaces the rate quoted before ("5.9%" after "6.9% APR"):
+    a conversation rarely tracks two rates at once."""
+    new = [v for v in st.strong_values if v.kind == "percent" and v.unit == "rate"]
+    old = [v for v in extract_values(item.value) if v.kind == "percent" and v.unit == "rate"]
+    return any(
+        a.number is not None and b.number is not None and a.number != b.number
+        and numeric_closeness(a, b) >= 0.5
+        for a in new for b in old
+    )  # fmt: skip
+
+
+def _shares_subject(a: str, b: str) -> bool:
+    """Do two texts share a word (or bigram), or at least two content characters?
+    ("四口人的量" / "用量按一人份": 量, 人; "我觉得太平了" / "我也觉得": only 觉)."""
+    if key_terms(a) & key_terms(b):
+        return True
+    chars_a = {t for t, w in weighted_terms(a).items() if w < 1 and t != "得"}
+    chars_b = {t for t, w in weighted_terms(b).items() if w < 1}
+    return len(chars_a & chars_b) >= 2
+
+
+def _title_core(v: Value) -> str:
+    return re.sub(r"[《》“”\"'「」\s]", "", v.text).casefold()
+
+
+def _title_key(v: Value) -> str:
+    return "\x00title:" + _title_core(v)[:2]
+
+
+def _renamed(new: Sequence[Value], old: Sequence[Value]) -> bool:
+    """A title that extends or shortens the old one ("《雾港谜案》" after "暂定《雾港》"):
+    the same work, renamed."""
+    for a in new:
+        for b in old:
+            if a.kind != "title" or b.kind != "title":
+                continue
+            x, y = _title_core(a), _title_core(b)
+            if x != y and min(len(x), len(y)) >= 2 and (x in y or y in x):
+                return True
+    return False
+
+
+def _same_amount(a: Value, b: Value) -> bool:
+    """The same amount or count, however written ("$18k" / "over $18,000")."""
+    if a.number is None or a.number != b.number:
+        return value_signature(a) == value_signature(b)
+    return a.kind in ("money", "bound", "qty", "percent", "date", "time") and same_slot(a, b)
+
+
+def _self_fix(text: str) -> tuple[Value, ...] | None:
+    """The value a speaker takes back mid-sentence: X in "X — no wait, Y", "X——不对，Y".
+
+    X is the value right before the marker that a value after it replaces
+    (same kind, preferably the same unit).
+    """
+    values = extract_values(text)
+    for m in SELF_FIX.finditer(text):
+        before = [
+            v for v in values
+            if v.end <= m.start() and (v.kind in REVISABLE_KINDS or v.kind in ("id", "time"))
+        ]  # fmt: skip
+        after = [v for v in values if v.start >= m.end()]
+        if not before or m.start() - before[-1].end > 12:
+            continue
+        for exact in (True, False):
+            for x in reversed(before):
+                if x.end < m.start() - 12:
+                    break
+                if any(
+                    value_signature(y) != value_signature(x)
+                    and (y.key == x.key if exact else same_slot(y, x))
+                    for y in after
+                ):
+                    return (x,)
+    return None
+
+
+# A clause that only says when a rule applies.
+_CONDITION = re.compile(
+    r"^(?:[\w' ]{0,12}:\s*)?(?:when|whenever|if|each time|every time|once|while|as long as)\b"
+    r"|^(?:[^，,：:]{0,6}[：:])?(?:每当|如果|要是|只要|当)|^[^，,]{0,12}的时候$",
+    re.IGNORECASE,
+)
+_ARTICLE = re.compile(r"^(?:the|a|an|my|our|your|that|this|those|these|its)\s+", re.IGNORECASE)
+
+
+def _named_after_cue(st: Statement) -> str | None:
+    """What "scratch X" / "drop X" names, when it is a short, specific phrase."""
+    span = st.cues.revoke_span
+    if span is None:
+        return None
+    m = re.match(r"\s*([^,.;:!?，。；：！？]{2,40})", st.text[span[1] :])
+    if m is None:
+        return None
+    token = _ARTICLE.sub("", m.group(1).strip())
+    if re.search(r"[\u3400-\u9fff]", token) or len(token.split()) > 3:
+        return None
+    if sum(1 for w in weighted_terms(token).values() if w >= 1) == 0:
+        return None
+    return token if _memorable_denial(token) else None
 
 
 def _memorable_denial(token: str) -> bool:
@@ -653,7 +942,8 @@ def _memorable_denial(token: str) -> bool:
 def _token_pattern(token: str) -> re.Pattern[str]:
     """Where a denied value occurs in an item: a whole number, a whole word, or CJK text."""
     if re.fullmatch(r"[\d.]+", token):
-        return re.compile(rf"(?<![\d.]){re.escape(token)}(?![\d])")
+        # "48" is not in "48,000 miles".
+        return re.compile(rf"(?<![\d.,]){re.escape(token)}(?![\d]|[.,]\d)")
     if re.search(r"[\u3400-\u9fff]", token):
         return re.compile(re.escape(token))
     return re.compile(rf"(?<![\w-]){re.escape(token)}(?![\w-])", re.IGNORECASE)
@@ -678,7 +968,18 @@ def _named_near(near: Mapping[str, float], item: Mapping[str, float], strict: bo
     return words >= 1 or chars >= NEAR_CHARS
 
 
-def _replacement(st: Statement, statements: list[Statement]) -> Statement | None:
+# Moving to another choice without a rule cue: "我们改去'蹦蹦乐'吧", "we're moving it to
+# the Elks Lodge instead".
+_SWITCH = re.compile(
+    r"改去|改到|改在|改成|改为|换成|换到|换去|换个|挪到|\binstead\b|\bswitch(?:ing)? to\b"
+    r"|\bmov(?:e|ing) (?:it |us |the \w+ )?to\b|\bgo(?:ing)? with\b",
+    re.IGNORECASE,
+)
+
+
+def _replacement(
+    st: Statement, statements: list[Statement], target: MemoryItem | None = None
+) -> Statement | None:
     """The rule stated next to a revocation, which replaces what was revoked.
 
     Usually right after it ("stop flagging that. Instead, quote the IC
@@ -692,6 +993,16 @@ def _replacement(st: Statement, statements: list[Statement]) -> Statement | None
     after = [o for o in statements if st.index < o.index <= st.index + 2 and usable(o)]
     if after:
         return after[0]
+    # A choice withdrawn ("算了，小区会所太小了") is often replaced by a plain
+    # statement of the new one in the very next sentence.
+    if target is not None and target.type != "directive":
+        switched = [
+            o for o in statements
+            if o.index == st.index + 1 and not o.revoke and not o.consumed
+            and (o.cues.change >= 1 or _SWITCH.search(o.text))
+        ]  # fmt: skip
+        if switched:
+            return switched[0]
     before = [
         o for o in statements
         if st.index - 2 <= o.index < st.index and usable(o)

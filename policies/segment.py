@@ -82,10 +82,43 @@ def _emit(piece: str, out: list[str]) -> None:
         out.append(chunk.strip())
 
 
+# A speaker fixing a value mid-sentence: "March 12 — sorry, March 14", "SORRY15 — no
+# wait, it's OOPS15", "8寸的——不对，是10寸的", "60公斤5个——哦不对，是55公斤". The
+# comma after the marker is no clause boundary: the clause is the corrected value.
+SELF_FIX = re.compile(
+    r"\s*(?:—|–|--|——|-|,|，|\.\.\.|…)\s*(?:(?:no|oh|ah|um|哦|啊|呃)[,， ]*)?"
+    r"(?:no wait|wait|sorry|oops|i mean|i meant|make that|correction|scratch that|不对|不是不是"
+    r"|说错了|我说错了|记错了|我是说|更正)(?![a-z])[,，:：!！]?\s*",
+    re.IGNORECASE,
+)
+
+
+def _fix_before(text: str, pos: int) -> bool:
+    """Does a self-correction marker end right at `pos`?"""
+    m = _FIX_TAIL.search(text[max(0, pos - 24) : pos])
+    return m is not None
+
+
+_FIX_TAIL = re.compile(
+    r"(?:—|–|--|——|-|,|，)\s*(?:(?:no|oh|ah|哦|啊)[,， ]*)?(?:no wait|wait|sorry|oops|i mean"
+    r"|i meant|make that|不对|说错了|记错了|我是说)[,，:：!！]?\s*$",
+    re.IGNORECASE,
+)
+
+
 def clauses(text: str) -> list[str]:
     """Comma-level clauses of one sentence (for short "replaces" forms)."""
     parts = re.split(r"[，；。！？、：]|[,;:](?=\s)|[.!?](?=\s|$)|\s+-\s+|\s+(?:and|but)\s+", text)
-    return [p.strip() for p in parts if p.strip()]
+    out: list[str] = []
+    for p in (p.strip() for p in parts):
+        if not p:
+            continue
+        if out and _FIX_TAIL.search(out[-1] + ","):
+            sep = "，" if re.search(r"[\u3400-\u9fff]$", out[-1]) else ", "
+            out[-1] = f"{out[-1]}{sep}{p}"  # "March 12 — sorry, March 14" stays one clause
+        else:
+            out.append(p)
+    return out
 
 
 _CLAUSE_END = re.compile(r"[，,；;、]\s*|\s+(?:and|but)\s+|[。.!?！？]\s*$")
@@ -93,8 +126,14 @@ _CLAUSE_END = re.compile(r"[，,；;、]\s*|\s+(?:and|but)\s+|[。.!?！？]\s*$
 
 def without_clause(text: str, value: Value) -> str | None:
     """`text` minus the comma-level clause holding `value`, or None if nothing is left."""
-    start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, value.start)), default=0)
+    start = max(
+        (m.end() for m in _CLAUSE_END.finditer(text, 0, value.start)
+         if not _fix_before(text, m.start() + 1)),
+        default=0,
+    )  # fmt: skip
     end_match = _CLAUSE_END.search(text, value.end)
+    while end_match is not None and _fix_before(text, end_match.start() + 1):
+        end_match = _CLAUSE_END.search(text, end_match.end())
     end = end_match.end() if end_match else len(text)
     if start == 0 and end >= len(text.rstrip()):
         return None
@@ -108,12 +147,17 @@ def without_clause(text: str, value: Value) -> str | None:
 _CLAUSE_SPLIT = re.compile(r"[，；。！？]|[,;](?=\s)|[.!?](?=\s|$)|\s+(?:and|but)\s+")
 
 
-def unrelated_clauses(text: str, terms: Mapping[str, float]) -> str | None:
+def unrelated_clauses(text: str, terms: Mapping[str, float], contiguous: bool = True) -> str | None:
     """The verbatim span of `text` after dropping its clauses that share a term with
-    `terms` (a contiguous run of the untouched clauses), or None if none or all survive."""
+    `terms` (a contiguous run of the untouched clauses), or None if none or all survive.
+
+    `contiguous=False`: all untouched clauses, joined ("use bullet points, sign it as
+    'Coach Dee'" once the middle clause is withdrawn)."""
     spans: list[tuple[int, int]] = []
     start = 0
     for m in _CLAUSE_SPLIT.finditer(text):
+        if _fix_before(text, m.start() + 1):
+            continue
         if m.start() > start:
             spans.append((start, m.start()))
         start = m.end()
@@ -125,6 +169,10 @@ def unrelated_clauses(text: str, terms: Mapping[str, float]) -> str | None:
     ]  # fmt: skip
     if not keep or len(keep) == len([s for s in spans if text[s[0] : s[1]].strip()]):
         return None
+    if not contiguous:
+        sep = "，" if re.search(r"[\u3400-\u9fff]", text) else ", "
+        out = sep.join(text[a:b].strip(" ，,；;。.") for a, b in keep)
+        return out.strip() or None
     # The longest contiguous run of kept clauses, verbatim.
     runs: list[list[tuple[int, int]]] = []
     for span in keep:

@@ -13,7 +13,15 @@ from functools import lru_cache
 
 from policies.matching import weighted_terms
 from policies.types import ItemType
-from policies.values import Value, extract_values, numeric_closeness, value_signature
+from policies.values import (
+    Value,
+    bound_side,
+    extract_values,
+    measure,
+    measures_compatible,
+    numeric_closeness,
+    value_signature,
+)
 
 # Kinds whose values a revision changes, and that stay stale wherever quoted.
 REVISABLE_KINDS = frozenset(
@@ -29,10 +37,16 @@ def same_slot(a: Value, b: Value) -> bool:
     """
     if a.kind == "number" and b.kind in ("money", "qty", "percent", "bound"):
         return True  # "make it 300" restates "超过500块的…" without the unit
-    if "bound" in (a.kind, b.kind) and {a.kind, b.kind} <= {"bound", "money", "qty"}:
-        return True  # "lower the bar to 20 users" after "at least 50 users"
+    if "bound" in (a.kind, b.kind):
+        # "lower the bar to 20 users" after "at least 50 users", "$21,500 max" after
+        # "not over $18,000" -- but "10 episodes" does not revise "under 35 minutes".
+        if not {a.kind, b.kind} <= {"bound", "money", "qty"} or not measures_compatible(a, b):
+            return False
+        return a.kind != b.kind or bound_side(a) == bound_side(b) or not measure(a)
     if a.kind != b.kind:
         return False
+    if a.kind == "percent":
+        return a.unit == b.unit or "" in (a.unit, b.unit)  # "5.9%" revises "6.9% APR"
     return a.unit == b.unit or bool({a.unit, b.unit} & {"?", "个", "time"})
 
 
@@ -41,22 +55,33 @@ def comparable(values: Sequence[Value]) -> bool:
 
 
 def same_unit_change(new: Sequence[Value], old: Sequence[Value]) -> bool:
-    """A changed value with the very same named unit ("nights", "人", "python")."""
+    """A changed value with the very same named unit ("nights", "人", "python", an
+    interest rate). Not a currency: "$5 for gas" is not the same thing as "$150"."""
     return any(
-        nv.unit.isalpha() and nv.unit == ov.unit and nv.kind == ov.kind
+        nv.unit.isalpha() and nv.unit == ov.unit and nv.kind == ov.kind and nv.kind != "money"
         and nv.number is not None and nv.number != ov.number
         for nv in new for ov in old
     )  # fmt: skip
 
 
-def value_change(new: Sequence[Value], old: Sequence[Value]) -> tuple[bool, float]:
-    """Do `new` and `old` hold a value of the same kind and unit that differs?"""
+def value_change(
+    new: Sequence[Value], old: Sequence[Value], precise: bool = False
+) -> tuple[bool, float]:
+    """Do `new` and `old` hold a value of the same kind and unit that differs?
+
+    `precise`: a weekday does not count as changing a calendar date (nor the
+    reverse); without a change cue, "record on a Saturday" is another event.
+    """
     changed, closeness = False, 0.0
     old_sigs = {value_signature(v) for v in old}
     for nv in new:
         if nv.kind == "id" or value_signature(nv) in old_sigs:
             continue
-        rivals = [ov for ov in old if same_slot(nv, ov)]
+        rivals = [
+            ov for ov in old
+            if same_slot(nv, ov)
+            and not (precise and nv.kind == "date" and (nv.number is None) != (ov.number is None))
+        ]  # fmt: skip
         # "six nights" restates "6 nights": the same number is no change.
         if not rivals or any(nv.number is not None and nv.number == ov.number for ov in rivals):
             continue
@@ -66,7 +91,15 @@ def value_change(new: Sequence[Value], old: Sequence[Value]) -> tuple[bool, floa
 
 
 def _context(text: str, v: Value) -> Mapping[str, float]:
-    return weighted_terms(text[max(0, v.start - 15) : v.end + 15].replace(v.text, " "))
+    """Words around `v`, without any value's text (shared neighbouring values such as
+    "周一、周三、周五" say nothing about which value changed)."""
+    lo, hi = max(0, v.start - 15), v.end + 15
+    window = text[lo:hi]
+    for other in extract_values(text):
+        if other.end > lo and other.start < hi:
+            a, b = max(other.start, lo) - lo, min(other.end, hi) - lo
+            window = window[:a] + " " * (b - a) + window[b:]
+    return weighted_terms(window)
 
 
 # Values precise enough that a shared neighbouring word says they are the same setting.

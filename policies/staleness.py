@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from policies.cues import negated, read_cues
 from policies.segment import clauses
 from policies.text import normalize, terms
 from policies.types import MemoryItem
@@ -58,6 +59,7 @@ class _Old:
     values: frozenset[str]  # value signatures the replacement does not have
     stems: frozenset[str]  # changed terms, stemmed, compounds split (for quoted replies)
     successor: str | None  # the current value, one line (None: revoked, or too long)
+    current: str  # the current value, normalised ("" when revoked)
     short: str  # its clause with the new value, for quoting it again
     # What the user said is matched loosely; what a tool returned or the
     # assistant inferred only by its own text (a refreshed tool result shares
@@ -65,10 +67,36 @@ class _Old:
     loose: bool
 
 
-def _short_form(new_text: str, old_terms: set[str]) -> str:
-    """The clause of the replacement that says most of what the old value did not."""
-    scored = [(len(set(_terms(c)) - old_terms), -len(c), c) for c in clauses(new_text)]
-    best = max(scored)[2] if scored and max(scored)[0] else new_text
+# Says what to do instead ("直接分条写就行", "just list them").
+_ASKS = re.compile(
+    r"就行|就可以|就好|即可|直接|统一|改成|改为|换成|只要|\binstead\b|\bjust\b|\bonly\b",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=8192)
+def _strong_signatures(text: str) -> frozenset[str]:
+    """Signatures of the values that can be current ones (not bare numbers: "别写3000了")."""
+    return frozenset(value_signature(v) for v in extract_values(text) if v.kind != "number")
+
+
+def _short_form(new_text: str, old_terms: set[str], old_sigs: frozenset[str]) -> str:
+    """The clause of the replacement that holds its new value (a value the old text did
+    not have: "还是每章2500字吧", not "现在短章节完读率更高"), else the one that says most
+    of what the old value did not."""
+    scored = [
+        (
+            len(_strong_signatures(c) - old_sigs) > 0,
+            # the clause that asks for something ("直接分条写就行"), not its reason
+            (read_cues(c).requirement >= 2 or bool(_ASKS.search(c))) and not negated(c),
+            len(set(_terms(c)) - old_terms),
+            -len(c),
+            c,
+        )
+        for c in clauses(new_text)
+    ]
+    top = max(scored) if scored else None
+    best = top[4] if top and (top[0] or top[1] or top[2]) else new_text
     return _one_line(best)
 
 
@@ -88,9 +116,18 @@ def _loose_terms(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# Characters of Chinese function words: a bigram holding one ("的时", "候都") is glue
+# between words, not a word of its own.
+_ZH_GLUE = frozenset(
+    "的了是我你他她它们在有和就都也要不这那个一上下吗呢吧啊呀把给让被说会能很再还又用后以来去到之时候"
+)
+
+
 def _distinctive(term: str, length: int) -> bool:
     """A term specific enough that one occurrence ties a sentence to a value."""
-    return not term.isascii() or any(c.isdigit() for c in term) or len(term) >= length
+    if not term.isascii():
+        return not any(c in _ZH_GLUE for c in term)
+    return any(c.isdigit() for c in term) or len(term) >= length
 
 
 def _one_line(text: str) -> str:
@@ -159,7 +196,8 @@ def _old_of(value: str, successor: str | None, loose: bool) -> _Old:
         pairs = frozenset(
             (a, b) for a, b in itertools.pairwise(old_terms) if a in focus or b in focus
         )
-        stems = frozenset(_stem(t) for t in focus)
+        # The counted noun stays in the new value ("ten episodes"): only what changed.
+        stems = frozenset(_stem(t) for t in focus) - _loose_terms(new_text)
     else:
         pairs = frozenset(
             (a, b) for a, b in itertools.pairwise(old_terms) if a in changed or b in changed
@@ -167,7 +205,11 @@ def _old_of(value: str, successor: str | None, loose: bool) -> _Old:
         stems = _loose_terms(value) - _loose_terms(new_text)
     quoted = _one_line(new_text) if successor is not None else ""
     return _Old(
-        short=_short_form(new_text, set(old_terms)) if successor is not None else "",
+        short=(
+            _short_form(new_text, set(old_terms), _signatures(value))
+            if successor is not None
+            else ""
+        ),
         norm=normalize(value),
         terms=frozenset(old_terms),
         changed=changed,
@@ -175,6 +217,7 @@ def _old_of(value: str, successor: str | None, loose: bool) -> _Old:
         values=frozenset(value_signature(v) for v in stale_values),
         stems=stems,
         successor=quoted if quoted and len(quoted) <= MAX_SUCCESSOR_CHARS else None,
+        current=normalize(new_text) if successor is not None else "",
         loose=loose,
     )
 
@@ -189,6 +232,13 @@ def _matches_memo(olds: tuple[_Old, ...]) -> dict[str, tuple[_Old, ...]]:
     every request re-renders the same summary lines, so its later filters reuse
     the earlier one's answers (the answer depends only on the sentence and `olds`)."""
     return {}
+
+
+def _states_current(norm: str, old: _Old) -> bool:
+    """Is the (normalised) sentence the replacement itself, or a part of it?"""
+    if not old.current or len(norm) < 8:
+        return False
+    return norm in old.current or old.current in norm
 
 
 class StaleFilter:
@@ -318,7 +368,9 @@ class StaleFilter:
                 continue
             if role != "user" and self.echoes(sentence):
                 continue
-            olds = self.matches(sentence)
+            # A sentence that is (part of) the current value states it, not the old one.
+            norm = normalize(sentence)
+            olds = [old for old in self.matches(sentence) if not _states_current(norm, old)]
             if not olds:
                 out.append(sentence)
                 continue

@@ -60,6 +60,7 @@ _EN_UNIT_ALT = "|".join(sorted(_EN_UNITS, key=len, reverse=True))
 _ZH_UNITS = (
     "个小时|小时|分钟|秒钟|个月|个人|口人|星期|公斤|千卡|大卡|毫升|毫克|公里|ml|mg|"
     "桌|人|位|天|晚|夜|周|年|道|题|页|份|次|遍|岁|斤|克|层|间|张|本|套|件|家|行|字|条|节|课|顿|餐"
+    "|章|集|寸"
 )
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
@@ -113,16 +114,24 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("version", re.compile(r"(?:版本|版)\s*v?\d+(?:\.\d+)+|v\d+(?:\.\d+)*")),
-    # A threshold: a number with the side it bounds ("300以上", "超过500块", "over $200").
-    # Two thresholds on the same side compete whatever their currency.
+    # A threshold: a number with the side it bounds ("300以上", "超过500块", "over $200",
+    # "$21,500 out the door max", "80 words max"). Two thresholds on the same side
+    # compete when they bound the same measure (money, minutes, words...).
     (
         "bound",
         re.compile(
-            r"(?:不超过|超过|高于|低于|不足|大于|小于|不少于|不低于|至少|最多)\s*\d[\d,.]*\s*[万千百]?"
-            r"(?:元|块钱|块|欧元?|美元|公斤|人|个|字|页|岁|%)?"
-            r"|\d[\d,.]*\s*[万千百]?(?:元|块钱|块|欧元?|美元|公斤|人|个|字|页|岁|%)?\s*(?:以上|以下|以内|起)"
+            r"(?:不超过|超过|高于|低于|不足|大于|小于|不少于|不低于|至少|最多|最长|最少|封顶)\s*\d[\d,.]*\s*[万千百]?"
+            rf"(?:元|块钱|块|欧元?|美元|%|{_ZH_UNITS})?"
+            rf"|\d[\d,.]*\s*[万千百]?(?:元|块钱|块|欧元?|美元|%|{_ZH_UNITS})?\s*(?:以上|以下|以内|封顶)"
             r"|\b(?:over|above|under|below|more than|less than|fewer than|at least|at most|up to"
-            r"|no more than|no less than)\s+[$€£¥]?\d[\d,.]*\s?[kK]?\b%?",
+            r"|no more than|no less than|max(?:imum)?(?: of)?|a max of|capped at"
+            r"|cap (?:it |them )?at)"
+            r"\s+[$€£¥]?\d[\d,.]*\s?[kK]?\b%?"
+            rf"(?:\s?(?:{_EN_UNIT_ALT}|dollars?|euros?|bucks)\b)?"
+            # The bound after the number: "80 words max", "$21,500 out the door max", "20 min tops".
+            rf"|[$€£¥]?\d[\d,.]*\s?[kK]?%?(?:\s?(?:{_EN_UNIT_ALT}|dollars?|euros?|bucks)\b)?"
+            r"(?:\s+(?!and\b|or\b|but\b|then\b)[a-z][a-z-]*){0,3}"
+            r"\s+(?:max(?:imum)?|tops|at most|or less|or fewer|at the most)\b",
             re.IGNORECASE,
         ),
     ),
@@ -145,8 +154,23 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|\b\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTHS}\b|\b{_WEEKDAYS}\b"
             r"|\d{4}年(?:第?[一二三四1-4]季度|\d{1,2}月(?:\d{1,2}[日号])?)"
             r"|\d{1,2}月\d{1,2}[日号]|\d{1,2}月(?:底|初|中旬|上旬|下旬)?(?![\d份])"
-            r"|(?:下|这|本|上)?(?:周|星期|礼拜)[一二三四五六日天](?:晚上|上午|下午|中午)?"
+            r"|(?:下|这|本|上)?(?<![一每])(?:周|星期|礼拜)[一二三四五六日天](?![次回遍])"
+            r"(?:晚上|上午|下午|中午)?"
             r"|\bQ[1-4]\b|第[一二三四]季度",
+            re.IGNORECASE,
+        ),
+    ),
+    # A span of hours ("9 to 5 Eastern", "8am to 8pm", "2点到5点"): opening hours, a
+    # slot. One value, so that "8am to 8pm" replaces "9 to 5" as a whole.
+    (
+        "time",
+        re.compile(
+            r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\s?(?:to|until|till|-|–|—)\s?\d{1,2}(?::\d{2})?\s?(?:am|pm)?\b"
+            r"|\b\d{1,2}(?::\d{2})?\s?(?:to|until|till|-|–)\s?\d{1,2}(?::\d{2})?\s?(?:am|pm)\b"
+            r"|\b\d{1,2}(?::\d{2})?\s?(?:to|-|–)\s?\d{1,2}(?::\d{2})?(?=\s(?:eastern|pacific|central"
+            r"|mountain|et|pt|ct|est|pst|cst|edt|pdt|gmt|utc|cet|local time|on weekdays|daily))"
+            r"|(?:早上|上午|中午|下午|晚上)?\d{1,2}(?::\d{2}|点半?)\s?(?:到|至|-|–|~)\s?"
+            r"(?:早上|上午|中午|下午|晚上)?\d{1,2}(?::\d{2}|点半?)",
             re.IGNORECASE,
         ),
     ),
@@ -154,6 +178,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "time",
         re.compile(
             r"\b\d{1,2}:\d{2}(?:\s?(?:am|pm|utc))?\b|\b\d{1,2}\s?(?:am|pm)\b"
+            r"|(?<=day at )\d{1,2}\b(?![.,:]\d|\s?%)"
             r"|(?:早上|上午|中午|下午|晚上|凌晨)(?:\d{1,2}|[一二两三四五六七八九十]{1,3})点(?:半|\d+分)?"
             r"|\d{1,2}点(?:半|\d+分)?|[两三四五六七八九十]{1,3}点(?:半|\d+分|钟|前|以前|之前|后|左右|到)",
             re.IGNORECASE,
@@ -170,7 +195,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r" (?:a|per|every) (?:day|week|month|night|year)\b|\b(?:daily|weekly|nightly|hourly"
             r"|monthly|fortnightly|biweekly)\b"
             r"|(?:每|隔)(?:隔)?[一两二三四五六七八九十\d]*(?:天|日|周|星期|晚|月|小时)"
-            r"(?:[一两二三四五\d]次|半?[片粒勺杯袋包颗支]|\d+(?:ml|毫升|克|mg|毫克))?"
+            # "每周3次", and with the activity in between: "每周游泳2次", "每天吃两次".
+            r"(?:[\u4e00-\u9fff]{0,4}?[一两二三四五六七\d]次|半?[片粒勺杯袋包颗支]"
+            r"|\d+(?:ml|毫升|克|mg|毫克))?"
             r"|(?:一天|一日|一周|一个月)[一两二三四五六七八九十\d]+次|隔天(?:一次)?",
             re.IGNORECASE,
         ),
@@ -271,6 +298,41 @@ def _read_number(text: str, scaled: bool = False) -> float | None:
     return None
 
 
+_PERIOD_WEEKS = (
+    (r"hour|小时", 1 / 168), (r"day|night|morning|evening|daily|nightly|天|日|晚", 1 / 7),
+    (r"fortnight|biweekly", 2.0), (r"week|星期|周", 1.0), (r"month|月", 30 / 7),
+    (r"year|年", 52.0),
+)  # fmt: skip
+
+
+def _per_week(text: str) -> float | None:
+    """How often per week a frequency is ("每周3次" → 3, "twice a week" → 2,
+    "every other day" → 3.5, "daily" → 7), so that "改成每周4次" revises it."""
+    low = text.lower()
+    period = next((w for p, w in _PERIOD_WEEKS if re.search(p, low)), None)
+    if period is None:
+        return None
+    every = re.search(r"(?:every|每|隔)\s?(\d+|[一两二三四五六七八九十]+)\s?(?:个)?(?![次\d])", low)
+    if re.search(r"every other|every second|隔(?:一)?(?:天|日|周|晚|月)", low):
+        period *= 2
+    elif every and not re.search(r"(?:每|every\s?)(?:\d+|[一两二三四五六七八九十]+)次", low):
+        n = _read_number(every.group(1))
+        period *= n or 1
+    count = 1.0
+    m = re.search(r"(\d+|[一两二三四五六七八九十]+)\s?次|(\d+) times", low)
+    if m:
+        count = _read_number(m.group(1) or m.group(2)) or 1.0
+    elif "twice" in low:
+        count = 2.0
+    elif "three times" in low:
+        count = 3.0
+    elif "four times" in low:
+        count = 4.0
+    elif re.search(r"半?[片粒勺杯袋包颗支]|ml|毫升|克|mg|毫克", low):
+        return None  # a dose per period, not a count
+    return round(count / period, 3)
+
+
 _MONTH_INDEX = {m: i for i, m in enumerate(
     ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1
 )}  # fmt: skip
@@ -319,16 +381,7 @@ def _unit(kind: str, text: str) -> str:
                 return unit
         return "?"
     if kind == "bound":
-        return (
-            "below"
-            if re.search(
-                r"不超过|低于|不足|小于|最多|以下|以内|under|below|less than|fewer than|at most"
-                r"|up to"
-                r"|no more than",
-                low,
-            )
-            else "above"
-        )
+        return _bound_unit(text, "")
     if kind == "version":
         m = re.match(r"[a-z]+", low)
         return m.group(0) if m and m.group(0) not in ("v", "version", "release") else ""
@@ -336,6 +389,85 @@ def _unit(kind: str, text: str) -> str:
         m = re.search(r"号(?:桌|房|楼|线|门|位)?|[桌排]|table|room|gate|seat", low)
         return m.group(0) if m else ""
     return ""
+
+
+_CURRENCY_MARK = re.compile(
+    r"[$€£¥￥]|元|块|欧|美元|\b(?:dollars?|euros?|bucks|usd|eur)\b", re.IGNORECASE
+)
+CURRENCIES = frozenset({"usd", "eur", "jpy", "gbp", "cny", "?"})
+
+
+def _bound_measure(text: str) -> str:
+    """What a threshold bounds: a currency, "%", or the counted unit ("minute", "字")."""
+    if _CURRENCY_MARK.search(text):
+        return _unit("money", text)
+    if "%" in text:
+        return "%"
+    m = re.search(r"\d[\d,.]*\s*[万千百kK]?\s*", text)
+    if m is None:
+        return ""
+    tail = text[m.end() :]
+    zh = re.match(rf"(?:{_ZH_UNITS})", tail)
+    if zh:
+        return _unit("qty", "1" + zh.group(0))
+    word = re.match(r"([a-z]+)", tail.lower())
+    if word and word.group(1) in _EN_UNITS:
+        return _EN_UNITS[word.group(1)]
+    return ""
+
+
+def _bound_unit(text: str, before: str) -> str:
+    """Side ("below" / "above") and measure of a threshold, as "below:usd".
+
+    "don't want to go over $18,000" bounds from below like "at most $18,000".
+    """
+    low = text.lower()
+    if re.search(r"不超过|不高于|不大于|no more than", low):
+        side = "below"
+    elif re.search(r"不少于|不低于|不小于|no less than|at least|至少", low):
+        side = "above"
+    elif re.search(
+        r"低于|不足|小于|最多|最长|封顶|以下|以内|\b(?:under|below|less than|fewer than|at most"
+        r"|up to|max|maximum|tops|or less|or fewer|capped|cap)\b",
+        low,
+    ):
+        side = "below"
+    elif re.search(r"(?:不|别|n't\b|\bnot\b|\bnever\b)[^,，。.;；]{0,16}$", before.lower()):
+        side = "below"  # "never go over 2 hours", "别超过"
+    else:
+        side = "above"
+    measure = _bound_measure(text)
+    return f"{side}:{measure}" if measure else side
+
+
+def bound_side(v: Value) -> str:
+    return v.unit.split(":", 1)[0]
+
+
+def measure(v: Value) -> str:
+    """What a value measures, for comparing thresholds with amounts ("" when unknown)."""
+    if v.kind == "bound":
+        return v.unit.split(":", 1)[1] if ":" in v.unit else ""
+    if v.kind == "percent":
+        return "%"
+    if v.kind in ("money", "qty"):
+        return v.unit
+    return ""
+
+
+def measures_compatible(a: Value, b: Value) -> bool:
+    ma, mb = measure(a), measure(b)
+    if not ma or not mb or ma == mb:
+        return True
+    return ma in CURRENCIES and mb in CURRENCIES and "?" in (ma, mb)
+
+
+_RATE = re.compile(r"\b(?:apr|apy|interest|rates?)\b|利率|利息|年化|费率", re.IGNORECASE)
+
+
+def _percent_unit(around: str, raw: str) -> str:
+    """ "rate" for an interest rate ("6.9% APR", "the rate … is 5.9%"), else ""."""
+    return "rate" if _RATE.search(around) else ""
 
 
 def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
@@ -368,13 +500,21 @@ def extract_values(text: str) -> tuple[Value, ...]:
                 continue
             if kind == "date":
                 number = _date_number(raw)
-            elif kind in ("id", "freq", "title"):
+            elif kind == "freq":
+                number = _per_week(raw)
+            elif kind in ("id", "title"):
                 number = None
             else:
-                number = _read_number(raw, kind == "money")
+                number = _read_number(raw, kind in ("money", "bound"))
             if kind == "grade":
                 number = _read_number(raw) or _zh_number(raw[-1:])
-            found.append(Value(kind, _unit(kind, raw), raw, number, start, end))
+            if kind == "bound":
+                unit = _bound_unit(raw, text[max(0, start - 24) : start])
+            elif kind == "percent":
+                unit = _percent_unit(text[max(0, start - 40) : end + 12], raw)
+            else:
+                unit = _unit(kind, raw)
+            found.append(Value(kind, unit, raw, number, start, end))
             spans.append((m.start(), m.end()))
     return tuple(sorted(found, key=lambda v: v.start))
 
@@ -392,8 +532,18 @@ def _looks_like_prose(token: str) -> bool:
     return any(part in _PROSE_PARTS for part in token.split("-"))
 
 
+_BY_NUMBER = frozenset({"money", "percent", "qty"})
+
+
 def value_signature(v: Value) -> str:
-    """Normalised text of a value, for "is this the same value?" comparisons."""
+    """Normalised value, for "is this the same value?" comparisons.
+
+    Amounts, percentages and counts by their number ("$18k" = "$18,000",
+    "three nights" = "3 nights"); everything else by its text.
+    """
+    if v.kind in _BY_NUMBER and v.number is not None:
+        unit = "" if v.kind == "percent" else v.unit
+        return f"{v.kind}:{unit}:{v.number:g}"
     return re.sub(r"[\s,]", "", v.text.lower())
 
 
