@@ -143,8 +143,11 @@ _NOT_NAMES = word_set(
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
     June July August September October November December English Chinese UTC"""
 )
+# Hard limits rank first: safety (allergies, injuries, surgery), absolute words.
 _HARD = re.compile(
-    r"allerg|过敏|\bnever\b|绝对|一定要|必须|\bmust\b|full stop|red line|non-negotiable|hard", re.I
+    r"allerg|过敏|\bnever\b|绝对|一定要|必须|\bmust\b|full stop|red line|non-negotiable|hard"
+    r"|injur|surger|\bmedical\b|手术|受伤|伤病|旧伤|医嘱|病史",
+    re.I,
 )
 _STRONG_KINDS = frozenset(
     {"money", "percent", "date", "time", "qty", "label", "grade", "version", "id", "freq", "title",
@@ -281,7 +284,8 @@ def read_statements(
             if st is None:
                 st = Statement(i, text, cues, extract_values(text), "fact", 0.85)
             st.text = f"{st.text} → {choice}"
-            st.importance = max(st.importance, 0.85)
+            # A choice made from a list is a decision as concrete as a date.
+            st.importance = max(st.importance, 0.95)
         if st is not None:
             st.change = change
             st.correction = st.correction or (correcting and st.cues.change >= 1)
@@ -405,7 +409,8 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
         return None
     if small_talk(text) and not strong and not revoke and cues.change < 2:
         return None  # "That must have been awesome!", "Totally agree, Mel."
-    if _dropped(text, cues, where, revoke) or _idle(text, cues, strong, revoke):
+    news = strong and topical_overlap(bag, where.topic) >= _RELEVANT
+    if _dropped(text, cues, where, revoke) or _idle(text, cues, strong, revoke, news):
         return None
     if RESTORE.search(text):
         return Statement(index, text, cues, values, "fact", 0.65, restore=True)
@@ -434,7 +439,7 @@ _INTENT = re.compile(
 )
 
 
-def _idle(text: str, cues: Cues, strong: bool, revoke: bool) -> bool:
+def _idle(text: str, cues: Cues, strong: bool, revoke: bool, news: bool = False) -> bool:
     """Thinking aloud or chatting: a hedge with nothing concrete, or small talk.
 
     Only a strong cue (a standing rule, a hard limit, a revision) keeps such a
@@ -456,6 +461,10 @@ def _idle(text: str, cues: Cues, strong: bool, revoke: bool) -> bool:
         return True
     if MEMO.search(text) and _content(cue_free_memo(text)) < 2 and not strong:
         return True  # "你记着点。", "Keep that in mind."
+    if news and not _CHITCHAT.search(text):
+        # "今天接孩子的时候又有三家说要来，一共15个人了": told as a story, but a
+        # new count for the plan.
+        return False
     return bool(_CHITCHAT.search(text) or _NARRATIVE.search(text)) and cues.requirement < 3
 
 
@@ -596,7 +605,7 @@ def _fact_kind(
         return None
     if any(v.kind == "id" for v in values) and _COPULA.search(text):
         return "entity"
-    if _CHITCHAT.search(text) or _NARRATIVE.search(text):
+    if _CHITCHAT.search(text) or (_NARRATIVE.search(text) and not (strong and relevant)):
         return None  # "pouring for three days straight", "今天加班到十点，累死了"
     if strong and (relevant or _WE.search(text)):
         return _fact_type(values, text)

@@ -219,3 +219,27 @@ def test_a_question_or_rejection_picks_nothing() -> None:
     ]
     items, _ = fold_messages(messages, SYSTEM_EN)
     assert not has(items, "Industrial")
+
+
+# -- ranking at extraction ----------------------------------------------------------
+
+
+def test_health_limits_rank_with_allergies() -> None:
+    topic = frozenset({"training", "plan"})
+    (knee,) = read_statements("I had knee surgery last year, so avoid lunges.", topic, False)
+    (zh,) = read_statements("我腰椎做过手术，硬拉这种都不要安排。", frozenset({"训练"}), False)
+    (plain,) = read_statements("We have to keep the training plan to three days.", topic, False)
+    assert knee.importance > plain.importance
+    assert zh.importance >= 0.95
+
+
+def test_a_choice_from_the_list_ranks_like_a_concrete_decision() -> None:
+    messages = [
+        ("user", OPEN_ZH),
+        ("assistant", OPTIONS_ZH),
+        ("user", "就第三个吧，省心。"),
+        ("assistant", "好的。"),
+    ]
+    items, _ = fold_messages(messages, SYSTEM_ZH)
+    (chosen,) = [it for it in active_items(items) if "封闭式厨房" in it.value]
+    assert chosen.importance >= 0.95
