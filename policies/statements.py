@@ -409,8 +409,9 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
         return None
     if small_talk(text) and not strong and not revoke and cues.change < 2:
         return None  # "That must have been awesome!", "Totally agree, Mel."
-    news = strong and topical_overlap(bag, where.topic) >= _RELEVANT
-    if _dropped(text, cues, where, revoke) or _idle(text, cues, strong, revoke, news):
+    if where.first and not strong and not revoke and cues.change < 2 and _bare_rule(text):
+        return None  # "No, hard no on that.": says no, but not to what
+    if _dropped(text, cues, where, revoke) or _idle(text, cues, strong, revoke):
         return None
     if RESTORE.search(text):
         return Statement(index, text, cues, values, "fact", 0.65, restore=True)
@@ -439,7 +440,7 @@ _INTENT = re.compile(
 )
 
 
-def _idle(text: str, cues: Cues, strong: bool, revoke: bool, news: bool = False) -> bool:
+def _idle(text: str, cues: Cues, strong: bool, revoke: bool) -> bool:
     """Thinking aloud or chatting: a hedge with nothing concrete, or small talk.
 
     Only a strong cue (a standing rule, a hard limit, a revision) keeps such a
@@ -461,10 +462,6 @@ def _idle(text: str, cues: Cues, strong: bool, revoke: bool, news: bool = False)
         return True
     if MEMO.search(text) and _content(cue_free_memo(text)) < 2 and not strong:
         return True  # "你记着点。", "Keep that in mind."
-    if news and not _CHITCHAT.search(text):
-        # "今天接孩子的时候又有三家说要来，一共15个人了": told as a story, but a
-        # new count for the plan.
-        return False
     return bool(_CHITCHAT.search(text) or _NARRATIVE.search(text)) and cues.requirement < 3
 
 
@@ -521,6 +518,15 @@ _OTHERS_WISH = re.compile(
     r"|would like)\b"
     r"|^(?:他|她|他们|我(?:的)?[\u4e00-\u9fff]{1,3}|老板|领导|经理|客户)(?:说|希望|想让|要求|觉得)",
 )
+
+
+_ANAPHOR = re.compile(r"\b(?:that|this|it|those|these|them)\b|这个|那个|这样|那样|这种|那种", re.I)
+
+
+def _bare_rule(text: str) -> bool:
+    """A rule about "that" with nothing else in it ("No, hard no on that.",
+    "那个不行。"): it points at what the assistant just said, it names nothing."""
+    return bool(_ANAPHOR.search(text)) and _content(text) <= 1 and not _names(text)
 
 
 def _soft_scope(text: str, cues: Cues) -> bool:
@@ -605,7 +611,7 @@ def _fact_kind(
         return None
     if any(v.kind == "id" for v in values) and _COPULA.search(text):
         return "entity"
-    if _CHITCHAT.search(text) or (_NARRATIVE.search(text) and not (strong and relevant)):
+    if _CHITCHAT.search(text) or _NARRATIVE.search(text):
         return None  # "pouring for three days straight", "今天加班到十点，累死了"
     if strong and (relevant or _WE.search(text)):
         return _fact_type(values, text)

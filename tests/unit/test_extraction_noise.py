@@ -243,3 +243,15 @@ def test_a_choice_from_the_list_ranks_like_a_concrete_decision() -> None:
     items, _ = fold_messages(messages, SYSTEM_ZH)
     (chosen,) = [it for it in active_items(items) if "封闭式厨房" in it.value]
     assert chosen.importance >= 0.95
+
+
+def test_a_bare_no_to_that_names_nothing() -> None:
+    topic = frozenset({"sponsor", "sponsors"})
+    kept = read_statements("Hard no on that. No crypto sponsors, ever.", topic, False)
+    assert [st.text for st in kept] == ["No crypto sponsors, ever."]
+    assert read_statements("No nuts.", frozenset({"nuts"}), False)
+
+
+def test_a_story_with_a_time_in_it_is_still_a_story() -> None:
+    items = fold(OPEN_EN, "I once took a 4am ferry in Oslo and it was the calmest ride of my life.")
+    assert not has(items, "ferry")
