@@ -201,6 +201,21 @@ class _Where:
     listed: bool  # a line under a "Requirements:" / "要求如下：" header
 
 
+_ASIDE_END = re.compile(
+    r"^(?:anyway|anyhow|anyways|back to (?:the|our|business|work|it)|ok(?:ay)?,? back to"
+    r"|where was i|言归正传|回到正题|说回(?:正事|来)|话说回来|不扯了|好了不说了|扯远了)\b",
+    re.IGNORECASE,
+)
+
+
+def _still_aside(aside: bool, text: str, cues: Cues) -> bool:
+    """Asides last from their marker to the end of the message, unless the
+    speaker comes back ("Anyway.", "言归正传") or corrects themselves."""
+    if _ASIDE_END.match(text):
+        aside = False
+    return (aside or cues.aside) and not cues.correction
+
+
 def clean(sentence: str) -> str:
     """Verbatim sentence minus leading filler and trailing separators."""
     return strip_filler(sentence).rstrip("；;，,、 ")
@@ -238,7 +253,7 @@ def read_statements(
         # A cue in a sentence that is no statement itself ("Change of plan.",
         # "是我说错了！") governs the next statement only.
         change = max(carried, cues.change)
-        aside = (aside or cues.aside) and not cues.correction
+        aside = _still_aside(aside, text, cues)
         correcting = correcting or cues.correction
         if LIST_HEADER.search(text):
             listed = True
@@ -471,20 +486,14 @@ def _cued(cues: Cues) -> bool:
 
 def _dropped(text: str, cues: Cues, where: _Where, revoke: bool) -> bool:
     """Questions, asides and one-off requests, unless they carry a rule."""
-    if where.aside and not (
-        STANDING.search(text)
-        or revoke
-        or cues.change >= 2
-        or (
-            cues.directive >= 3
-            and not _PERSONAL_NEED.search(text)
-            and not _OTHERS_WISH.search(text)
-        )
-    ):
+    for_me = not (_PERSONAL_NEED.search(text) or _OTHERS_WISH.search(text))
+    if where.aside and not (STANDING.search(text) or (for_me and (revoke or cues.directive >= 3))):
         # "Switching topics: I need to book flights" is the user's errand; "Side
         # note, our CEO wants us to answer every email in 2 hours" is news from
         # elsewhere, however strongly worded. A rule for the assistant said in
-        # passing ("oh, and for every stop add a fun fact") still binds.
+        # passing ("oh, and for every stop add a fun fact", "side note: stop
+        # adding emojis") still binds; news in an aside ("random thing, I
+        # switched to new beans on Monday") does not.
         return True
     if (
         where.after_question

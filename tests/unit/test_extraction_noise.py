@@ -255,3 +255,28 @@ def test_a_bare_no_to_that_names_nothing() -> None:
 def test_a_story_with_a_time_in_it_is_still_a_story() -> None:
     items = fold(OPEN_EN, "I once took a 4am ferry in Oslo and it was the calmest ride of my life.")
     assert not has(items, "ferry")
+
+
+def test_news_in_an_aside_is_not_kept_but_a_rule_for_the_assistant_is() -> None:
+    items = fold(OPEN_EN, "Totally unrelated, I switched to a new gym on Monday.")
+    assert not has(items, "new gym")
+    topic = frozenset({"checklists"})
+    (rule,) = read_statements("Side note: stop adding emojis to the checklists.", topic, False)
+    assert rule.revoke
+
+
+def test_an_aside_ends_when_the_speaker_comes_back() -> None:
+    items = fold(
+        OPEN_EN,
+        "Funny story, my grandad built his own house in 1961. Anyway. "
+        "Scratch the May 2 start, the builders begin June 9 instead.",
+    )
+    assert not has(items, "grandad")
+    assert has(items, "June 9")
+    zh = fold(
+        OPEN_ZH,
+        "说个好玩的，我小时候住的院子有三棵枣树。言归正传，开工时间改到6月9日吧。",
+        system=SYSTEM_ZH,
+    )
+    assert not has(zh, "枣树")
+    assert has(zh, "6月9日")
