@@ -56,6 +56,13 @@ def _fold(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
+def _previous(messages: list[dict[str, Any]], ordinal: int) -> str:
+    """The assistant message right before message `ordinal`, if it is one."""
+    if ordinal and messages[ordinal - 1].get("role") == "assistant":
+        return _message_text(messages[ordinal - 1])
+    return ""
+
+
 def _message_text(msg: dict[str, Any]) -> str:
     content = msg.get("content")
     if isinstance(content, list):
@@ -99,6 +106,7 @@ def run_scenario(
             items=tuple(items),
             user_turn_index=user_index,
             new_id=lambda: f"m{next(counter)}",
+            previous=_previous(scenario["messages"], ordinal),
         )
         start = time.perf_counter()
         extraction = extractor.extract(turn, ctx)

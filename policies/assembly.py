@@ -355,6 +355,26 @@ def _since_summary(inp: AssemblyInput) -> int:
     return bisect_left(inp.history, inp.summary_upto, key=lambda t: t.ordinal)
 
 
+def _before_tail(inp: AssemblyInput) -> tuple[list[MemoryItem], list[Candidate]]:
+    """Items to consider for memory and replay, and the account of those left out.
+
+    What the current input itself says is forwarded verbatim right after
+    (the tail is never cut): restating it in the memory block or in replay
+    would only spend the history budget twice on the same words. Such items
+    show up on the next request, as new items.
+    """
+    if not inp.tail:
+        return list(inp.items), []
+    start = min(t.ordinal for t in inp.tail)
+    kept = [it for it in inp.items if it.source_ordinal < start]
+    left = [
+        Candidate("item", it.id, 0, 0.0, "dropped", "in the current input (forwarded verbatim)")
+        for it in inp.items
+        if it.source_ordinal >= start and it.status in ("active", "pending")
+    ]
+    return kept, left
+
+
 def _layered(inp: AssemblyInput, p: _LayeredParams, full: FullParams | None) -> AssembledContext:
     """Summary presets: (memory +) summary + recalled + recent, compacting in steps."""
     start = _since_summary(inp)
@@ -368,18 +388,23 @@ def _layered(inp: AssemblyInput, p: _LayeredParams, full: FullParams | None) -> 
     extra: list[Candidate] = []
     plan = None
     replay = nothing("replay")
+    borrowed = 0
     if full is not None:
+        shown_items, in_tail = _before_tail(inp)
+        extra += in_tail
+        share = int(history_budget * full.memory_share)
         plan = plan_memory(
-            MemoryQuery(inp.items, inp.current_ordinal, query, query_text, inp.count),
+            MemoryQuery(shown_items, inp.current_ordinal, query, query_text, inp.count),
             inp.memory_layout,
-            min(room, int(history_budget * full.memory_share)),
+            min(room, share + int(history_budget * full.memory_borrow_share)),
             int(history_budget * full.delta_share),
             full,
         )
+        borrowed = max(0, plan.stable.tokens - share)
         room -= plan.stable.tokens + plan.delta.tokens
         extra += plan.candidates
         replay = plan_replay(
-            inp.items,
+            shown_items,
             inp.conflict_notes,
             query,
             min(room, int(history_budget * full.replay_share)),
@@ -409,13 +434,15 @@ def _layered(inp: AssemblyInput, p: _LayeredParams, full: FullParams | None) -> 
     # on what this input happens to recall. Recall takes what they leave, up
     # to its share.
     groups = group_turns(live)
-    reserve = min(room, int(history_budget * min(p.recall_reserve, p.recall_share)))
+    # What the memory block borrowed beyond its share comes out of recall's.
+    reserve = int(history_budget * min(p.recall_reserve, p.recall_share)) - borrowed
+    reserve = min(room, max(0, reserve))
     window, compact = _recent_window(inp, groups, room - reserve, p)
     room -= window.tokens
     recalled = plan_recall(
         inp.recalled,
         query,
-        min(room, int(history_budget * p.recall_share)),
+        min(room, max(0, int(history_budget * p.recall_share) - borrowed)),
         p.recall.snippet_chars,
         inp.count,
         stale,

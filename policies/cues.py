@@ -56,7 +56,8 @@ DECISION_EN = (
     r"|okay\b|ok\b|badly\b|the\b|a\b|an\b)[a-z]+"
 )
 DECISION_ZH = (
-    r"决定|定了|就定|就用|就选|就按|还是让|还是用|还是选|打算|想让|商量(?:了|好)|选了|就往"
+    r"决定|定了|就定|就用|就选|就按|就搞|就叫|就订|就买"
+    r"|还是让|还是用|还是选|打算|想让|商量(?:了|好)|选了|就往"
 )
 DECISION = re.compile(rf"{DECISION_EN}|{DECISION_ZH}", re.IGNORECASE)
 
@@ -170,7 +171,8 @@ DIRECTIVE = _table(
         r"以后|今后|往后|从现在(?:开始|起)|从今天(?:开始|起)|接下来(?:都|的|每)|"
         r"后面(?:都|的回答|就|直接|统一)|之后(?:都|每|的回答|所有|一律)|一律|"
         # "每次…都给我…" is a rule; "每次闻一闻就走了" is a habit being described.
-        r"每[次回](?=[^，。；]{0,12}(?:都|要|给|帮|请|记得|先|用|标|加|写|列|附|带|按))|"
+        r"每[次回](?=[^，。；]{0,12}(?:都(?=[^，。；]{0,3}(?:要|给|帮|请|记得|先|用|标|加|写|列|附|带|按|得))"
+        r"|要|给|帮|请|记得|先|用|标|加|写|列|附|带|按))|"
         r"始终|一直(?:都|用|按)|务必|记得|规矩|习惯(?![了惯])",
     ),
     # "还有个要求：…", "提到X的时候都给我…", "等我要的时候再给": a rule, whatever its noun.
@@ -181,6 +183,13 @@ DIRECTIVE = _table(
         r"|等我(?:要|说|问|需要)[^，。；]{0,4}(?:的时候|时)?再|我(?:要|需要|问)的时候再|除非我(?:要|说|问)",
     ),
     (3, r"每(?:个|道|份|条|篇|张|一)[^，。；,;]{0,8}都|所有(?:的)?[^，。；,;]{0,6}都"),
+    # "每写完一章你都给我列…": an event that recurs, and what to do each time.
+    (3, r"每[\u4e00-\u9fff]{1,8}?(?:你|您)都|每[\u4e00-\u9fff]{1,8}?都(?:给我|帮我|要给|要帮)"),
+    (
+        3,
+        # "use X as the greeting everywhere", "across the board": scope = all outputs.
+        r"\beverywhere\b|\bacross the board\b|\bin all (?:of )?(?:them|those|these)\b",
+    ),
     (2, r"之后|接下来|后面[^，。；]{0,12}就行|默认|尽量|统一|规则|原则"),
     (1, r"总是"),
 )
@@ -207,7 +216,7 @@ CONSTRAINT = _table(
         r"\bat (?:most|least|the latest|the earliest|minimum|maximum)\b|\bmaximum\b|\bminimum\b"
         r"|\bup to \d",
     ),
-    (3, r"\bcap(?:ped|s)?\b|\blimit(?:ed|s)?\b|\bceiling\b|\bdeadline\b|\bbudget\b"),
+    (3, r"\bcap(?:ped|s)?\b(?!-)|\blimit(?:ed|s)?\b(?!-)|\bceiling\b(?!-)|\bdeadline\b|\bbudget\b"),
     (
         3,
         r"\ballerg\w*|\bintoleran\w*|\bvegetarian\b|\bvegan\b|\bhalal\b|\bkosher\b|\bgluten\b"
@@ -224,6 +233,15 @@ CONSTRAINT = _table(
         r"|\b(?:is|are)(?: (?:totally|completely|definitely|absolutely))? (?:out|off the table"
         r"|a no-go|not an option|off-limits|out of the question|a non-starter)\b"
         r"|\bforget (?:about )?[\w-]+(?: [\w-]+)? (?:entirely|altogether|completely)\b"
+        r"|\b(?:take|cross|strike|knock) (?:the |that |this |those |these |it |them )?"
+        r"(?:[\w-]+ ){0,3}off (?:the |my |our )?(?:list|table|shortlist|menu|plan)\b|\bhard no\b"
+        r"|(?:^|[,;:] ?|\band |\bbut )nothing (?!else\b|much\b|to\b|like\b|but\b|more\b|wrong\b"
+        r"|yet\b|at\b|happened\b|we\b|i\b|you\b|he\b|she\b|they\b|it\b|is\b|was\b|has\b|new\b"
+        r"|special\b|bad\b)[a-z][\w-]*"
+        r"|\b(?:not|never|n't)\b[^.;!?]{0,80},? ever\b"
+        r"|\b(?:whatever|anything|any \w+) (?:we|i) (?:\w+ )?(?:get|buy|pick|choose|book|rent"
+        r"|end up with|go with)\b[^.;!?]{0,24}\b(?:should|must|has to|needs? to"
+        r"|ha(?:ve|s) got to)\b"
         r"|\b(?:above|over|below|under|more than|less than|fewer than|at or above|at or below)"
         r" (?:\$|€|£)?\d",
     ),
@@ -250,6 +268,8 @@ CONSTRAINT = _table(
         r"|show|include|give|look|consider|count|need|want|accept|book|pick|list|take|do)\b"
         r"|\b(?:we|i) can'?t\b|\b(?:we|i) cannot\b|\b(?:we|i) (?:do|does)n'?t have\b"
         r"|\bthere'?s no\b|\bwithout\b|\bwe need\b"
+        r"|\bshould (?:have|be|include|come with|support|stay)\b(?! (?:been|known|gone|done|seen"
+        r"|taken|given|told|said|made|got|gotten|thought|bought|brought|left|kept|[a-z]+ed)\b)"
         rf"|\bi need\b|\bby (?:the )?(?:end of )?(?:{_MONTHS} \d|{_WEEKDAYS}|tomorrow|eod|noon)",
     ),
     (1, r"\bnot\b|\b(?:does|is|are|was|were)n'?t\b|\bneeds?\b|\bonly\b|\bcan'?t\b|\bcannot\b"),
@@ -347,7 +367,7 @@ CHANGE = _table(
     ),
     (
         2,
-        r"改成|改为|改到|改一下|换成|换到|换为|调整为|调整成|调整到|调成|调到|压到|降到|降为|提到|"
+        r"改成|改为|改到|(?<!帮我)(?<!给我)(?<!你再)(?<!你)改一下|换成|换到|换为|调整为|调整成|调整到|调成|调到|压到|降到|降为|提到|"
         r"提高到|增加到|增到|减到|减少到|缩短到|延长到|推迟到|提前到|挪到|移到|还是用|还是按|还是改|"
         r"改回|说错了|记错了|写错了|搞错了|打错了|口误|更正|纠正|其实是|实际上是|应该是|变成|情况有变|"
         r"还是[^，。；？?]{1,8}吧|放宽到|收紧到|放到|加到|涨到|降低到|减少到|缩减到|控制在|定成|定为|"
@@ -370,9 +390,10 @@ ASIDE = Lexicon(
     r"|\bon (?:a|an) (?:(?:completely|totally"
     r"|slightly|entirely) )?(?:unrelated|different|other|side|lighter) note\b|\bwhile i have you\b"
     r"|\btell (?:me|us) a joke\b"
-    r"|\bany (?:good )?jokes\b|\bfun fact\b|\bnothing to do with\b|\bquick rant\b",
+    r"|\bany (?:good )?jokes\b|^fun fact\b|\bfun fact:|\bnothing to do with\b|\bquick rant\b"
+    r"|\bfunny (?:thing|story)\b|\bfunnily enough\b|\bnon-[\w-]+ (?:thing|question|topic)\b",
     r"顺便问|顺便说|题外话|跟[^，。]{0,8}无关|说个别的|换个话题|笑话|闲聊|扯远了|八卦|跑题|插一句|问个别的"
-    r"|^话说(?!回来)|随便问|扯个",
+    r"|^话说(?!回来)|随便问|扯个|说来好笑|说个好玩的|说点别的",
 )
 
 # A sentence whose subject is the other party ("they offer…", "Marcus
@@ -578,9 +599,27 @@ def is_question(text: str) -> bool:
 _PREAMBLE = re.compile(r"^[^:：]{1,40}[:：]\s*")
 
 
+# "My coworker says I should never…", "朋友说我应该…": a peer's advice to the
+# user, reported; the user has not adopted it (an authority's ruling, "the
+# vet says no dairy", is not advice from a peer and stays a requirement).
+_PEER_ADVICE = Lexicon(
+    r"^(?:(?:my|our|a) (?:\w+ )?(?:co-?workers?|colleagues?|friends?|buddy|buddies|neighbou?rs?"
+    r"|cousins?|uncles?|aunts?|brother-in-law|sister-in-law|in-laws?|roommates?|classmates?)"
+    r"|(?:some|a) (?:guy|people|someone|folks?)(?: at work| online| on reddit)?|everyone|people)"
+    r" (?:\w+ )?(?:says?|said|thinks?|thought|reckons?|swears?|told me|tells me|insists?"
+    r"|keeps? saying)"
+    r"(?: that)? (?:i|we|you) (?:should|shouldn'?t|need to|have to|must|ought to|never|always"
+    r"|can'?t|could)\b",
+    r"^(?:我)?(?:的)?(?:同事|朋友|邻居|同学|室友|亲戚|网友|网上|有人|别人|大家)[^，。；我]{0,4}"
+    r"(?:说|觉得|建议|讲|劝)(?:我|我们)?(?:应该|最好|得|要|别|不要|不能|一定)",
+)
+
+
 def _reported(text: str) -> bool:
     # "Price: they quoted $196,000" reports as much as "They quoted…".
     body = _PREAMBLE.sub("", text, count=1)
+    if _PEER_ADVICE.search(text) or _PEER_ADVICE.search(body):
+        return True
     return bool(REPORTED.search(text) or REPORTED.search(body)) and not FIRST_PERSON.search(text)
 
 
@@ -610,6 +649,9 @@ def read_cues(text: str) -> Cues:
     original = text
     text = _mask_quotes(text)
     revoke = REVOKE.search(text)
+    question = is_question(original) or asked(text)
+    if revoke and question and revoke.group(0).lower() in ("anymore", "any more"):
+        revoke = None  # "Do those even exist anymore?" asks, it revokes nothing
     reported = _reported(text)
     low = text.lower()
     directive = _strength(DIRECTIVE, low)
@@ -632,7 +674,7 @@ def read_cues(text: str) -> Cues:
         preference=_strength(PREFERENCE, low),
         change=_strength(CHANGE, low),
         revoke_span=revoke.span() if revoke else None,
-        question=is_question(original) or asked(text),
+        question=question,
         aside=bool(ASIDE.search(text)),
         reported=reported,
         agreement=bool(AGREEMENT.search(text)),

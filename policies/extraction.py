@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from policies.choices import list_options
 from policies.cues import CONFIRM, REJECT
 from policies.dates import strip_markers
 from policies.matching import key_terms
@@ -68,7 +69,8 @@ class RuleExtractor:
         if answer is not None:
             return answer
         topic = _topic(ctx.system_prompt, live)
-        statements = read_statements(text, topic, opening=ctx.user_turn_index == 0)
+        options = list_options(ctx.previous) if ctx.previous else []
+        statements = read_statements(text, topic, opening=ctx.user_turn_index == 0, options=options)
         if not statements:
             return _reply_only(text, turn.ordinal, live)
         resolver = Resolver(live, text, turn.ordinal, ctx.new_id, history=ctx.items)

@@ -19,12 +19,20 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from policies.compact import compact_value
 from policies.dates import marker_date
 from policies.forgetting import entity_line, grade_items, mentioned
 from policies.memory import render_item
 from policies.params import FullParams
 from policies.recall import Companion, companion, snippet
-from policies.scoring import is_user_stated, pick_anchors, pick_replay, rank_items, score_item
+from policies.scoring import (
+    ScoringParams,
+    is_user_stated,
+    pick_anchors,
+    pick_replay,
+    rank_items,
+    score_item,
+)
 from policies.staleness import StaleFilter
 from policies.summary import Shown, fit_chunks
 from policies.types import (
@@ -73,7 +81,12 @@ def nothing(section: str, candidates: list[Candidate] | None = None) -> Generate
 
 def render_item_line(item: MemoryItem) -> str:
     """One item as one line (`policies.memory.render_item`): the replaced value on
-    the new value's line, the source named for anything the user did not say."""
+    the new value's line, the source named for anything the user did not say.
+    What the user said is shown without its filler clauses (`policies.compact`)."""
+    if is_user_stated(item):
+        short = compact_value(item.value)
+        if short != item.value:
+            item = replace(item, value=short)
     return render_item(item)
 
 
@@ -137,6 +150,23 @@ class MemoryQuery:
     count: TokenCounter
 
 
+_BLOCK_SCORING: dict[int, tuple[ScoringParams, ScoringParams]] = {}
+
+
+def _block_scoring(params: ScoringParams) -> ScoringParams:
+    """Scoring for the memory block: no exposure penalty. The block is the
+    user's standing state, shown on every request by design; an item shown
+    twenty times is not worth less than one shown twice (the penalty is for
+    what is *chosen* per input: the delta, replay)."""
+    cached = _BLOCK_SCORING.get(id(params))
+    if cached is None or cached[0] is not params:
+        if len(_BLOCK_SCORING) > 16:
+            _BLOCK_SCORING.clear()
+        cached = (params, params.model_copy(update={"exposure_penalty": 0.0}))
+        _BLOCK_SCORING[id(params)] = cached
+    return cached[1]
+
+
 def _tier_reason(tier: Tier) -> tuple[Decision, str]:
     if tier == "compressible":
         return "compressed", "forgetting: compressible (summary only)"
@@ -164,8 +194,9 @@ def _rebuild(q: MemoryQuery, cap: int, p: FullParams) -> tuple[MemoryLayout, tup
     live = [it for it in q.items if it.status in _LIVE or it.id in back]
     # Only what the user stated goes into the block (see `_delta` for the rest).
     eligible = [it for it in live if tiers.get(it.id, "active") == "active" and is_user_stated(it)]
+    block = _block_scoring(p.scoring)
     scores = {
-        it.id: score_item(it, current_ordinal=q.current_ordinal, query_terms=(), params=p.scoring)
+        it.id: score_item(it, current_ordinal=q.current_ordinal, query_terms=(), params=block)
         for it in eligible
     }
     anchors = pick_anchors(
@@ -221,8 +252,9 @@ def _stable(
             + sum(q.count(ln) + 1 for ln in anchors),
         )
     )
+    block = _block_scoring(p.scoring)
     scores = {
-        it.id: score_item(it, current_ordinal=q.current_ordinal, query_terms=(), params=p.scoring)
+        it.id: score_item(it, current_ordinal=q.current_ordinal, query_terms=(), params=block)
         for it in items
     }
     candidates = [

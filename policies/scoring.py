@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from policies.text import term_set
 from policies.types import ItemSource, ItemType, MemoryItem
+from policies.values import extract_values
 
 # Item types that are rules the model must follow (anchors, replay).
 _RULE_TYPES = frozenset({"directive", "constraint"})
@@ -58,6 +59,13 @@ class ScoringParams(BaseModel):
     # items (placement additionally puts every user statement first).
     user_bonus: float = Field(default=0.5, ge=0)
     pinned_bonus: float = Field(default=100.0, ge=0)
+    # A decision with a concrete value (a date, an amount, an ID, a count, a
+    # title) is what a user asks back for: it ranks like a rule, whatever its
+    # type, with at least this importance.
+    valued_importance: float = Field(default=0.85, ge=0, le=1)
+    # A value the user revised is the current answer to something that was
+    # asked twice: it ranks above what was said once.
+    revised_bonus: float = Field(default=0.1, ge=0)
 
 
 # Item values repeat across requests (same session, same items), so their term
@@ -83,6 +91,18 @@ def relevance(query_terms: Collection[str], text: str) -> float:
     return hits / math.sqrt(len(item_terms) * len(query))
 
 
+# Kinds of value that make a statement concrete (bare numbers do not).
+_CONCRETE = frozenset(
+    {"money", "percent", "date", "time", "qty", "label", "id", "freq", "title", "bound", "version"}
+)
+
+
+@lru_cache(maxsize=8192)
+def concrete(text: str) -> bool:
+    """Does `text` state a date, an amount, an ID, a count, a title…?"""
+    return any(v.kind in _CONCRETE for v in extract_values(text))
+
+
 def recency(item: MemoryItem, current_ordinal: int, params: ScoringParams) -> float:
     age = max(current_ordinal - item.source_ordinal, 0)
     decay = math.pow(0.5, age / params.half_life)
@@ -96,8 +116,15 @@ def score_item(
     query_terms: Collection[str],
     params: ScoringParams,
 ) -> float:
-    weight = params.source_weights.get(item.source, 1.0) * params.type_weights.get(item.type, 1.0)
-    score = params.importance_weight * item.importance * weight
+    source_weight = params.source_weights.get(item.source, 1.0)
+    weight = source_weight * params.type_weights.get(item.type, 1.0)
+    importance = item.importance
+    if is_user_stated(item) and concrete(item.value):
+        weight = max(weight, source_weight)
+        importance = max(importance, params.valued_importance)
+    if item.replaces and is_user_stated(item):
+        importance += params.revised_bonus
+    score = params.importance_weight * importance * weight
     score *= recency(item, current_ordinal, params)
     score += params.relevance_weight * relevance(query_terms, item.value)
     score -= min(params.exposure_penalty * item.exposure, params.max_exposure_penalty)

@@ -11,9 +11,10 @@ answered, not remembered.
 from __future__ import annotations
 
 import re
-from collections.abc import Container
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
+from policies.choices import chosen_option
 from policies.cues import (
     CHALLENGE,
     CHANGE,
@@ -89,7 +90,9 @@ _NARRATIVE = re.compile(
     r"^(?:i|my|we|our|it|it's|today|yesterday|last night|this morning|lol|haha)\b[^.?!]*"
     r"\b(?:went|ran"
     r"|had|got|was|were|did|snowed|rained|ate|watched|saw|bought|played|scored|broke|knocked"
-    r"|spent|took)\b|^(?:今天|昨天|刚才|刚刚|我今天|我昨天|哈哈)[^。！？]*了",
+    r"|spent|took|grew up)\b|^(?:今天|昨天|刚才|刚刚|我今天|我昨天|哈哈)[^。！？]*了"
+    r"|\b(?:went|turned out) (?:great|well|fine|ok|okay|badly|smoothly|perfectly|better|worse"
+    r"|really well|so well)\b|\b(?:loved|hated|liked) it\b",
     re.IGNORECASE,
 )
 _CHITCHAT = re.compile(
@@ -140,8 +143,11 @@ _NOT_NAMES = word_set(
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
     June July August September October November December English Chinese UTC"""
 )
+# Hard limits rank first: safety (allergies, injuries, surgery), absolute words.
 _HARD = re.compile(
-    r"allerg|过敏|\bnever\b|绝对|一定要|必须|\bmust\b|full stop|red line|non-negotiable|hard", re.I
+    r"allerg|过敏|\bnever\b|绝对|一定要|必须|\bmust\b|full stop|red line|non-negotiable|hard"
+    r"|injur|surger|\bmedical\b|手术|受伤|伤病|旧伤|医嘱|病史",
+    re.I,
 )
 _STRONG_KINDS = frozenset(
     {"money", "percent", "date", "time", "qty", "label", "grade", "version", "id", "freq", "title",
@@ -195,6 +201,21 @@ class _Where:
     listed: bool  # a line under a "Requirements:" / "要求如下：" header
 
 
+_ASIDE_END = re.compile(
+    r"^(?:anyway|anyhow|anyways|back to (?:the|our|business|work|it)|ok(?:ay)?,? back to"
+    r"|where was i|言归正传|回到正题|说回(?:正事|来)|话说回来|不扯了|好了不说了|扯远了)\b",
+    re.IGNORECASE,
+)
+
+
+def _still_aside(aside: bool, text: str, cues: Cues) -> bool:
+    """Asides last from their marker to the end of the message, unless the
+    speaker comes back ("Anyway.", "言归正传") or corrects themselves."""
+    if _ASIDE_END.match(text):
+        aside = False
+    return (aside or cues.aside) and not cues.correction
+
+
 def clean(sentence: str) -> str:
     """Verbatim sentence minus leading filler and trailing separators."""
     return strip_filler(sentence).rstrip("；;，,、 ")
@@ -205,8 +226,14 @@ def _join(a: str, b: str) -> str:
     return a + sep + b
 
 
-def read_statements(message: str, topic: Container[str], opening: bool) -> list[Statement]:
+def read_statements(
+    message: str, topic: Container[str], opening: bool, options: Sequence[str] = ()
+) -> list[Statement]:
     """Statements of one user message, in order.
+
+    `options`: the numbered list of the assistant message this one answers
+    (`policies.choices`); a sentence that picks one by position ("let's go
+    with the second one") is kept with the option it names.
 
     A change cue may sit in a sentence that is not itself a statement
     ("是我说错了！", "Change of plan on comments.") yet governs the sentences
@@ -226,7 +253,7 @@ def read_statements(message: str, topic: Container[str], opening: bool) -> list[
         # A cue in a sentence that is no statement itself ("Change of plan.",
         # "是我说错了！") governs the next statement only.
         change = max(carried, cues.change)
-        aside = (aside or cues.aside) and not cues.correction
+        aside = _still_aside(aside, text, cues)
         correcting = correcting or cues.correction
         if LIST_HEADER.search(text):
             listed = True
@@ -265,6 +292,15 @@ def read_statements(message: str, topic: Container[str], opening: bool) -> list[
                 st = _classify(i, merged, mcues, where) or st
                 change = max(change, mcues.change)
                 i += 1
+        choice = None
+        if options and not questions[i] and not recaps[i] and not where.aside:
+            choice = chosen_option(text, list(options))
+        if choice is not None and choice not in text:
+            if st is None:
+                st = Statement(i, text, cues, extract_values(text), "fact", 0.85)
+            st.text = f"{st.text} → {choice}"
+            # A choice made from a list is a decision as concrete as a date.
+            st.importance = max(st.importance, 0.95)
         if st is not None:
             st.change = change
             st.correction = st.correction or (correcting and st.cues.change >= 1)
@@ -388,6 +424,8 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
         return None
     if small_talk(text) and not strong and not revoke and cues.change < 2:
         return None  # "That must have been awesome!", "Totally agree, Mel."
+    if where.first and not strong and not revoke and cues.change < 2 and _bare_rule(text):
+        return None  # "No, hard no on that.": says no, but not to what
     if _dropped(text, cues, where, revoke) or _idle(text, cues, strong, revoke):
         return None
     if RESTORE.search(text):
@@ -448,30 +486,93 @@ def _cued(cues: Cues) -> bool:
 
 def _dropped(text: str, cues: Cues, where: _Where, revoke: bool) -> bool:
     """Questions, asides and one-off requests, unless they carry a rule."""
-    if (
-        where.aside
-        and (cues.requirement < 3 or _PERSONAL_NEED.search(text))
-        and not (cues.directive >= 3 or STANDING.search(text))
-    ):
-        return True  # "Switching topics: I need to book flights" is the user's errand
+    for_me = not (_PERSONAL_NEED.search(text) or _OTHERS_WISH.search(text))
+    if where.aside and not (STANDING.search(text) or (for_me and (revoke or cues.directive >= 3))):
+        # "Switching topics: I need to book flights" is the user's errand; "Side
+        # note, our CEO wants us to answer every email in 2 hours" is news from
+        # elsewhere, however strongly worded. A rule for the assistant said in
+        # passing ("oh, and for every stop add a fun fact", "side note: stop
+        # adding emojis") still binds; news in an aside ("random thing, I
+        # switched to new beans on Monday") does not.
+        return True
     if (
         where.after_question
         and not where.opening
-        and cues.requirement < 3
         and not revoke
         and cues.change < 2
+        and (cues.requirement < 3 or _soft_scope(text, cues))
     ):
         return True  # elaborates the question just asked, it sets no rule
     if revoke or cues.change >= 2:
         return False
-    if cues.question and not STANDING.search(text):
-        # ...except the opening request, which states the task.
+    if cues.question and not (cues.directive >= 3 and STANDING.search(text)):
+        # "…every time he drops the bar, is that normal?" describes someone's
+        # habit; "can you always…from now on?" asks for a rule. The opening
+        # request states the task.
         return not (where.opening and where.first)
+    if _one_off(text, cues):
+        return True
     # The opening request *is* the goal ("想请你帮我规划下周的三餐"); "记一下：…"
     # asks to remember what follows.
     if where.opening or MEMO.search(text):
         return False
     return bool(_REQUEST.search(text)) and not _OFFER.search(text) and cues.requirement < 3
+
+
+# Someone else's wish or view as the sentence's subject: "our CEO wants us to…",
+# "my wife thinks…", "老板希望我们…".
+_OTHERS_WISH = re.compile(
+    r"^(?:[\w' -]{0,30}[:,] )?(?:(?:my|our|the) [\w-]+(?: [\w-]+)?|[A-Z][a-z]+|he|she|they)"
+    r" (?:really |also |just )?(?:wants?|thinks?|says?|said|expects?|asked|asks|insists?"
+    r"|would like)\b"
+    r"|^(?:他|她|他们|我(?:的)?[\u4e00-\u9fff]{1,3}|老板|领导|经理|客户)(?:说|希望|想让|要求|觉得)",
+)
+
+
+_ANAPHOR = re.compile(r"\b(?:that|this|it|those|these|them)\b|这个|那个|这样|那样|这种|那种", re.I)
+
+
+def _bare_rule(text: str) -> bool:
+    """A rule about "that" with nothing else in it ("No, hard no on that.",
+    "那个不行。"): it points at what the assistant just said, it names nothing."""
+    return bool(_ANAPHOR.search(text)) and _content(text) <= 1 and not _names(text)
+
+
+def _soft_scope(text: str, cues: Cues) -> bool:
+    """A limit that only scopes the question before it ("Any morale ideas? Budget
+    is basically pizza."): no negation, no hard word, no value, no standing cue."""
+    return not (
+        negated(text)
+        or _HARD.search(text)
+        or STANDING.search(text)
+        or cues.directive >= 3
+        or any(v.kind in _STRONG_KINDS for v in extract_values(text))
+    )
+
+
+# A request for one deliverable now ("Give me three options.", "Write the
+# fiddle leaf fig one now", "Draft the refund macro and mention the code"):
+# done once, in this reply. A manner right after the object ("write the
+# summaries in bullet points") or a standing cue makes it a rule instead.
+_ONE_OFF = re.compile(
+    r"^(?:(?:please|now|ok(?:ay)?|so|then|alright|next)[,:]? )*(?:can you |could you )?"
+    r"(?:give me|write(?: me)?|draft(?: me)?|create|generate|show me|send me|come up with"
+    r"|brainstorm|suggest|recommend|sketch(?: out)?|outline|pitch me|find me|pull up|put together)"
+    r" (?:(?:a|an|the|this|that|these|those|some|another|one|two|three|four|five|six|a few"
+    r"|a couple of|\d+|my|our) )(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_MANNER = frozenset("in as using with without under within following per".split())
+
+
+def _one_off(text: str, cues: Cues) -> bool:
+    if STANDING.search(text) or cues.directive >= 3 or cues.constraint >= 3:
+        return False
+    m = _ONE_OFF.match(text)
+    if m is None:
+        return False
+    rest = re.findall(r"[A-Za-z][\w'-]*", m.group("rest"))[:5]
+    return not any(w.lower() in _MANNER for w in rest)
 
 
 def _kind(

@@ -135,6 +135,9 @@ class ExtractionContext:
     items: tuple[MemoryItem, ...]  # the session's current items (all statuses)
     user_turn_index: int  # 0 for the first user message of the session
     new_id: Callable[[], str]  # id factory for new items
+    # The assistant message this one answers ("" if none): what "the second
+    # one" / "就第二个吧" points into.
+    previous: str = ""
 
 
 @dataclass(slots=True)

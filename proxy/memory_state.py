@@ -28,6 +28,15 @@ from proxy.ids import new_id
 from proxy.store.repo import Store
 
 _EXTRACTED_ROLES = frozenset({"user", "assistant", "tool"})
+
+
+def _previous(turns: Sequence[Turn], index: int) -> str:
+    """The assistant message a user turn answers ("the second one" points into it)."""
+    if index and turns[index].role == "user" and turns[index - 1].role == "assistant":
+        return turns[index - 1].text
+    return ""
+
+
 # A message longer than this is a pasted document or log, not a statement of
 # requirements; only its head and tail (where people say what they want) are
 # read by the extractor, which keeps extraction time bounded per message.
@@ -95,7 +104,8 @@ class MemoryState:
         before = {i.id: _fingerprint(i) for i in items}
         user_index = sum(1 for t in turns[:start] if t.role == "user")
         results: list[tuple[int, Extraction]] = []
-        for turn in turns[start:]:
+        for index in range(start, len(turns)):
+            turn = turns[index]
             if turn.role not in _EXTRACTED_ROLES:
                 continue
             ctx = ExtractionContext(
@@ -103,6 +113,7 @@ class MemoryState:
                 items=tuple(items),
                 user_turn_index=user_index,
                 new_id=new_id,
+                previous=_previous(turns, index),
             )
             extraction = extractor.extract(_bounded(turn), ctx)
             results.append((turn.ordinal, extraction))
@@ -134,7 +145,8 @@ class MemoryState:
         items = rollback(current, start)
         user_index = sum(1 for t in turns[:start] if t.role == "user")
         calls: list[PolicyCall] = []
-        for turn in turns[start:]:
+        for index in range(start, len(turns)):
+            turn = turns[index]
             if turn.role not in _EXTRACTED_ROLES:
                 continue
             ctx = ExtractionContext(
@@ -142,6 +154,7 @@ class MemoryState:
                 items=tuple(items),
                 user_turn_index=user_index,
                 new_id=new_id,
+                previous=_previous(turns, index),
             )
             extraction, call = await extractor.extract_async(turn, ctx)
             if call is not None:

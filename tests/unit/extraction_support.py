@@ -21,7 +21,11 @@ def fold_messages(
     user_index = 0
     for ordinal, (role, text) in enumerate(messages):
         raw: dict[str, Any] = {"role": role, "content": text}
-        ctx = ExtractionContext(system, tuple(items), user_index, lambda: f"i{next(ids)}")
+        answered = messages[ordinal - 1] if ordinal else ("", "")
+        previous = answered[1] if answered[0] == "assistant" else ""
+        ctx = ExtractionContext(
+            system, tuple(items), user_index, lambda: f"i{next(ids)}", previous=previous
+        )
         extraction = extractor.extract(Turn(ordinal, role, text, raw, len(text) // 4), ctx)
         extractions.append(extraction)
         items = apply_extraction(items, extraction, ordinal)
