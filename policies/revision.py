@@ -433,10 +433,21 @@ class Resolver:
             value_signature(v) for v in extract_values(token)
             if v.kind in REVISABLE_KINDS or v.kind == "id"
         }  # fmt: skip
+        # A bare number ("forget the 400 cap") names an amount however it is written
+        # in the item ("$400", "400元").
+        bare = {
+            v.number for v in extract_values(token)
+            if v.kind == "number" and v.number is not None
+            and re.fullmatch(r"[$€£]?\d{1,3}(?:,?\d{3})+|[$€£]?\d{3,}", token)
+        }  # fmt: skip
         hits: list[tuple[MemoryItem, Value]] = []
         for it in self._user_items():
-            if named:
-                held = [v for v in extract_values(it.value) if value_signature(v) in named]
+            if named or bare:
+                held = [
+                    v for v in extract_values(it.value)
+                    if value_signature(v) in named
+                    or (v.kind in ("money", "bound") and v.number in bare)
+                ]  # fmt: skip
                 if held:
                     hits.append((it, held[0]))
                 continue

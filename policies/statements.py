@@ -37,7 +37,7 @@ from policies.cues import (
     strip_filler,
 )
 from policies.matching import topical_overlap, weighted_terms, word_set
-from policies.segment import clauses, split_sentences
+from policies.segment import SELF_FIX, clauses, split_sentences
 from policies.types import ItemType
 from policies.values import Value, extract_values
 
@@ -400,11 +400,14 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
     revoke = cues.revoke_span is not None
     if content == 0 and not strong:
         return None
+    fixed_number = not strong and _fixed_number(text, values)
     if (
-        cues.correction
+        (cues.correction or fixed_number)
         and not cues.question
         and not where.aside
-        and (strong or contrast_terms(text) or _names(text) or cues.requirement >= 2)
+        and (
+            fixed_number or strong or contrast_terms(text) or _names(text) or cues.requirement >= 2
+        )
     ):
         # "Sorry, I meant Paulina, not Priyanka": always kept; it replaces what it fixes.
         # A bare admission ("I wrote it wrong in my notes") only marks the next statement.
@@ -443,6 +446,15 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
     if where.reported:
         importance = 0.5
     return Statement(index, text, cues, values, kind, round(importance, 2), revoke, where.reported)
+
+
+def _fixed_number(text: str, values: tuple[Value, ...]) -> bool:
+    """ "底薪8000——哦不对，是8500", "16 cores, no wait, 24": a number the speaker fixed
+    mid-sentence is a fact they care to get right, whatever its unit."""
+    m = SELF_FIX.search(text)
+    if m is None or sum(1 for v in values if v.number is not None) < 2:
+        return False
+    return any(v.end <= m.start() for v in values) and any(v.start >= m.end() for v in values)
 
 
 # The user's own next step ("I'll ask Mei", "我问问周会计再说"): nothing to keep.
