@@ -75,3 +75,72 @@ def test_en_self_corrected_bare_number_is_kept() -> None:
         ]
     )
     assert any("2350" in v for v in active)
+
+
+def _fold_chat(chat: list[tuple[str, str]]) -> list[str]:
+    items, _ = fold_messages(chat, "You are a helpful assistant.")
+    return [it.value for it in items if it.status == "active"]
+
+
+def test_en_ordinal_choice_points_into_a_list_before_a_digression() -> None:
+    active = _fold_chat(
+        [
+            ("user", "We need a new espresso machine for the office kitchen."),
+            (
+                "assistant",
+                "Three worth a look:\n1. **Breville Barista Express**: grinder built in.\n"
+                "2. **Gaggia Classic Pro**: simple and sturdy.\n3. **Rancilio Silvia**: pricier.",
+            ),
+            ("user", "Unrelated, is it normal for the fridge to hum at night?"),
+            ("assistant", "Yes, a low hum from the compressor is normal."),
+            ("user", "Good. Let's go with the second one, the office likes simple things."),
+            ("assistant", "Great choice."),
+        ]
+    )
+    assert any("Gaggia Classic Pro" in v for v in active)
+
+
+def test_second_sentence_with_the_new_value_completes_the_revision() -> None:
+    active = _active(
+        [
+            "Setting up the sprinklers. I want them to start at 6am every day.",
+            "On second thought, a 6am start is too early for the sprinklers, the neighbours"
+            " complain. Make it 7:15 instead.",
+        ]
+    )
+    (line,) = [v for v in active if "7:15" in v]
+    assert "6am" in line  # the reason and the new time are one item
+    assert not any("6am" in v and "7:15" not in v for v in active)
+
+
+def test_plain_imperative_after_a_revocation_is_the_replacement_rule() -> None:
+    active = _active(
+        [
+            "Planning my garden. Always answer me with a table, please.",
+            "Please stop using tables, they break on my phone. Just write plain sentences.",
+        ]
+    )
+    assert any("plain sentences" in v for v in active)
+    assert not any("Always answer me with a table" in v for v in active)
+
+
+def test_zh_opposite_length_instruction_replaces_the_old_one() -> None:
+    active = _active(
+        [
+            "我在准备考研复试。你回复我的时候尽量短一点，我在地铁上看。",
+            "今天在家了，你不用那么简短了，讲详细点也没关系。",
+        ]
+    )
+    assert any("详细" in v for v in active)
+    assert not any("尽量短一点" in v for v in active)
+
+
+def test_withdrawn_quoted_name_leaves_the_rest_of_the_fact() -> None:
+    active = _active(
+        [
+            'Our band plays six shows this summer, tour name "Loud Porch".',
+            'I\'m not sold on "Loud Porch" anymore, it sounds silly.',
+        ]
+    )
+    assert not any("Loud Porch" in v for v in active)
+    assert any("six shows" in v for v in active)
