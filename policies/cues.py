@@ -249,7 +249,10 @@ CONSTRAINT = _table(
         3,
         r"\binsists?\b|\bnon-negotiable\b|\bred line\b|\bflat no\b|\bfull stop\b"
         r"|\bdeal-?breaker\b|\bhard (?:limit|requirement|rule|constraint|stop)\b"
-        r"|\bno exceptions?\b",
+        r"|\bno exceptions?\b"
+        # Keeping what was offered up for trade: "Nope, we're keeping the garage spot".
+        r"|\b(?:no|nope|nah)\b[^.?!]{0,12}\b(?:we(?:'re| are)|i(?:'m| am)) (?:definitely )?"
+        r"(?:keeping|sticking with|holding on to)\b",
     ),
     (
         3,

@@ -144,3 +144,13 @@ def test_withdrawn_quoted_name_leaves_the_rest_of_the_fact() -> None:
     )
     assert not any("Loud Porch" in v for v in active)
     assert any("six shows" in v for v in active)
+
+
+def test_rule_stated_while_rejecting_a_suggestion_is_kept() -> None:
+    active = _active(
+        [
+            "We're trimming the wedding budget.",
+            "Nope, we're keeping the live band, my grandmother has asked for it for years.",
+        ]
+    )
+    assert any("keeping the live band" in v for v in active)
