@@ -830,7 +830,9 @@ class Resolver:
         an item of their own; only the clause with the old value goes.
         """
         rest = without_clause(old.value, changed)
-        if rest is None:
+        if rest is None or (_POINTS_BACK.match(rest) and not old.value.startswith(rest)):
+            # "Max rent is $2,300, that's what our spreadsheet says": the rest only
+            # comments on the clause that changed.
             return
         content = sum(1 for w in weighted_terms(rest).values() if w >= 1)
         if content < (1 if comparable(extract_values(rest)) else 3):
@@ -984,6 +986,9 @@ def _self_fix(text: str) -> tuple[Value, ...] | None:
 
 
 # A clause that only says when a rule applies.
+_POINTS_BACK = re.compile(
+    r"(?:that|this|it|which)(?:'s| is| was)?\b|(?:那|这)(?:是|就是|样|个)", re.IGNORECASE
+)
 _QUOTED = re.compile(r'"([^"]{2,40})"|“([^”]{2,40})”|「([^」]{2,40})」')
 _CONDITION = re.compile(
     r"^(?:[\w' ]{0,12}:\s*)?(?:when|whenever|if|each time|every time|once|while|as long as)\b"

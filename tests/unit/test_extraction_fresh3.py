@@ -154,3 +154,37 @@ def test_rule_stated_while_rejecting_a_suggestion_is_kept() -> None:
         ]
     )
     assert any("keeping the live band" in v for v in active)
+
+
+def test_remainder_that_only_comments_on_the_changed_clause_is_dropped() -> None:
+    active = _active(
+        [
+            "Renovating the kitchen. Cabinet budget is $6,000, that's what the bank approved.",
+            "Good news: the cabinet budget can go up to $7,500 now.",
+        ]
+    )
+    assert any("$7,500" in v for v in active)
+    assert not any(v.startswith("that's what the bank") for v in active)
+
+
+def test_an_id_the_user_gave_outranks_a_plain_fact_of_the_same_age() -> None:
+    from policies.scoring import ScoringParams, score_item
+    from policies.types import MemoryItem
+
+    def item(value: str) -> MemoryItem:
+        return MemoryItem("x", "entity", None, value, "user", 2, importance=0.75)
+
+    params = ScoringParams()
+    with_id = score_item(
+        item("我的报名号是 BM-20931，考点在海淀。"),
+        current_ordinal=40,
+        query_terms=(),
+        params=params,
+    )
+    plain = score_item(
+        item("考点在海淀，离家有点远，我得早点出门。"),
+        current_ordinal=40,
+        query_terms=(),
+        params=params,
+    )
+    assert with_id > plain
