@@ -30,6 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from policies.choices import LOOKBACK, answered_list  # noqa: E402
 from policies.extraction import RuleExtractor  # noqa: E402  (needs the path above)
 from policies.memory import active_items, apply_extraction, render_item  # noqa: E402
 from policies.types import ExtractionContext, MemoryItem, Turn  # noqa: E402
@@ -58,9 +59,14 @@ def _fold(text: str) -> str:
 
 def _previous(messages: list[dict[str, Any]], ordinal: int) -> str:
     """The assistant message right before message `ordinal`, if it is one."""
-    if ordinal and messages[ordinal - 1].get("role") == "assistant":
-        return _message_text(messages[ordinal - 1])
-    return ""
+    if not ordinal or messages[ordinal - 1].get("role") != "assistant":
+        return ""
+    back = [
+        _message_text(m)
+        for m in reversed(messages[max(0, ordinal - 2 * LOOKBACK) : ordinal])
+        if m.get("role") == "assistant"
+    ]
+    return answered_list(back)
 
 
 def _message_text(msg: dict[str, Any]) -> str:

@@ -106,3 +106,17 @@ def _position(sentence: str) -> int | None:
         token = next(g for g in m.groups()[:3] if g)
         return int(token) if token.isdigit() else _ZH_NUM.get(token)
     return None
+
+
+LOOKBACK = 3  # assistant messages back that "the second one" may still point into
+
+
+def answered_list(assistant_texts: list[str]) -> str:
+    """The assistant message a choice by position points into, from the assistant
+    messages before a user turn, newest first: the newest that holds a list, within
+    `LOOKBACK` (a digression may sit between the list and "let's go with the second
+    one"); otherwise the newest one."""
+    for text in assistant_texts[:LOOKBACK]:
+        if list_options(text):
+            return text
+    return assistant_texts[0] if assistant_texts else ""

@@ -249,7 +249,10 @@ CONSTRAINT = _table(
         3,
         r"\binsists?\b|\bnon-negotiable\b|\bred line\b|\bflat no\b|\bfull stop\b"
         r"|\bdeal-?breaker\b|\bhard (?:limit|requirement|rule|constraint|stop)\b"
-        r"|\bno exceptions?\b",
+        r"|\bno exceptions?\b"
+        # Keeping what was offered up for trade: "Nope, we're keeping the garage spot".
+        r"|\b(?:no|nope|nah)\b[^.?!]{0,12}\b(?:we(?:'re| are)|i(?:'m| am)) (?:definitely )?"
+        r"(?:keeping|sticking with|holding on to)\b",
     ),
     (
         3,
@@ -330,7 +333,7 @@ REVOKE = Lexicon(
     r"| now\b| entirely\b| altogether\b| completely\b| for now\b| from now\b))"
     r"|\bforget (?:about )?(?:the |those |these |all )?[\w-]+(?: [\w-]+)?"
     r"(?= *(?:[,.;!]|$| entirely| altogether| completely| for now))",
-    r"不用再|不要再|别再|不再|不必再|无需再|取消|作废|算了|撤销|撤回|就别[^，。；,;]{0,10}了"
+    r"不用再|不要再|别再|不再|不必再|无需再|取消|作废|算了(?!一?下|算|一遍)|撤销|撤回|就别[^，。；,;]{0,10}了"
     r"|不用[^，。；,;]{0,12}了|不需要[^，。；,;]{0,10}了|不必[^，。；,;]{0,10}了|别[^，。；,;]{0,8}了"
     r"|去掉(?:这条|那条|这个要求)|忽略(?:之前|刚才|前面)|(?:就|可以|也)免了|去掉吧|省掉|不要了",
 )
@@ -342,6 +345,7 @@ CHANGE = _table(
         r"\b|\b(?:let'?s )?make (?:it|that) (?:\d+|a|an|one|two|three|four|five|six|seven"
         r"|eight|nine|ten)\b|\bswitch(?:ed|ing)? (?:it |that |over |everything )?to\b"
         r"|\bmov(?:e|ed|ing) (?:\w+ ){0,4}to\b|\brolls? into\b|\bafter all\b|\bcorrection\b"
+        r"|\bforget (?:about )?(?:the |my |our |that )?[$€£]?\d"
         r"|\bi meant\b|\bnot \w+"
         r"(?: \w+)?,? but\b|\b(?:we'?re|we are) (?:now )?on\b|\bchange of plans?\b|\bchange on\b"
         r"|\bnew plan\b|\brevis\w+|\b(?:bump|raise|lower|reduce|cut|push|increase|decrease|extend"
@@ -683,7 +687,8 @@ def read_cues(text: str) -> Cues:
 
 
 _CONTRAST_EN = re.compile(
-    r"\b(?:not|no more|instead of|rather than|isn'?t|wasn'?t|no longer)"
+    r"\b(?:not|no more|instead of|rather than|isn'?t|wasn'?t|no longer"
+    r"|forget(?: about)?(?= (?:the |my |our |that )?[$€£]?\d))"
     r" (?:the |a |an |my |our |that |those |these |on |in |at )?"
     r"(?!sure\b|really\b|much\b|only\b|just\b|even\b|that\b|too\b|quite\b|yet\b|ours\b|mine\b|a\b"
     r"|going\b|working\b|the\b)"

@@ -249,7 +249,7 @@ _ANTONYMS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
         (r"\binclude\b", r"\bexclude\b"),
         (r"\bmetric\b", r"\bimperial\b"),
         (r"表格|画表|列表", r"文字|段落"),
-        (r"详细", r"简单|简短|简洁"),
+        (r"详细|详尽|展开", r"简单|简短|简洁|短一?点|短一些|尽量短"),
         (r"中文|汉语|\bchinese\b", r"日文|日语|\bjapanese\b"),
         (r"正式", r"口语|随意|简单"),
         (r"公开", r"内部|私下"),
@@ -276,6 +276,13 @@ def opposed(a: str, b: str) -> bool:
     xa, ya = _sides(a)
     xb, yb = _sides(b)
     return bool((xa & yb & ~xb) | (ya & xb & ~yb))
+
+
+def same_side(a: str, b: str) -> bool:
+    """Do two texts name the same side of an antonym pair ("不用那么简短了" / "尽量短一点")?"""
+    xa, ya = _sides(a)
+    xb, yb = _sides(b)
+    return bool((xa & xb) | (ya & yb))
 
 
 @lru_cache(maxsize=8192)

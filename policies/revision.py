@@ -29,6 +29,7 @@ from policies.matching import (
     key_terms,
     merge_terms,
     opposed,
+    same_side,
     similarity,
     weighted_terms,
 )
@@ -75,7 +76,8 @@ _RULE_TYPES: frozenset[str] = frozenset({"directive", "constraint", "preference"
 # After a revocation cue is removed, these say the sentence still asks for
 # something ("不用每题都出了，每次最后统一出5道就行").
 _POSITIVE = re.compile(
-    r"就行|就可以|就好|即可|直接|统一|改成|改为|换成|只要|\binstead\b|\bjust\b|\bonly\b|\brather\b",
+    r"就行|就可以|就好|即可|直接|统一|改成|改为|换成|只要|也没关系|也行|\bfeel free\b"
+    r"|\binstead\b|\bjust\b|\bonly\b|\brather\b",
     re.IGNORECASE,
 )
 
@@ -264,10 +266,16 @@ class Resolver:
         pool = [
             it for it in self._user_items(_RULE_TYPES)
             if _named_near(near, weighted_terms(it.value), strict=it.type != "directive")
+            # "你不用那么简短了" withdraws "回我尽量短一点": the opposite of the revoked
+            # word names the rule as well as the word itself.
+            or (it.type == "directive" and same_side(_revoked_text(st), it.value))
         ]  # fmt: skip
         target, score = self._best(st, pool, with_message=True)
         if target is None or score < REVOKE_MIN:
             target = self._recent_rule(st)
+        if target is None and self._withdraw_quoted(st):
+            st.consumed = True
+            return
         if target is None:
             st.revoke = False  # "no more TestCase classes": a new rule, not a revocation
             if st.cues.requirement < 2 and not st.strong_values:
@@ -291,6 +299,29 @@ class Resolver:
             self.ops.append(Revoke(target.id, st.text[:120]))
         self._keep_siblings(target, st)
         st.consumed = True
+
+    def _withdraw_quoted(self, st: Statement) -> bool:
+        """ "I'm not sold on "Lights On" anymore", "「晨光」那个名字不要了": a quoted name
+        the user withdraws leaves the fact that held it; the rest of that fact stays."""
+        done = False
+        for m in _QUOTED.finditer(st.text):
+            token = m.group(1) or m.group(2) or m.group(3) or ""
+            for it in self._user_items():
+                start = it.value.find(token)
+                if start < 0:
+                    continue
+                rest = without_clause(
+                    it.value, Value("word", "", token, None, start, start + len(token))
+                )
+                self.claimed.add(it.id)
+                if rest is None:
+                    self.ops.append(Revoke(it.id, st.text[:120]))
+                else:
+                    item = self._new_item(st, rest, it.type, slot=it.slot)
+                    item.importance = it.importance
+                    self.ops.append(Supersede(it.id, item))
+                done = True
+        return done
 
     def _recent_rule(self, st: Statement) -> MemoryItem | None:
         """ "Scratch that" / "算了" names nothing: it means the latest rule."""
@@ -386,6 +417,8 @@ class Resolver:
             return
         if (explicit or st.correction) and self._try_value_only(st):
             return
+        if explicit and self._complete_revision(st):
+            return
         if self._add_correction(st):
             return
         if self._try_implicit(st):
@@ -433,10 +466,21 @@ class Resolver:
             value_signature(v) for v in extract_values(token)
             if v.kind in REVISABLE_KINDS or v.kind == "id"
         }  # fmt: skip
+        # A bare number ("forget the 400 cap") names an amount however it is written
+        # in the item ("$400", "400元").
+        bare = {
+            v.number for v in extract_values(token)
+            if v.kind == "number" and v.number is not None
+            and re.fullmatch(r"[$€£]?\d{1,3}(?:,?\d{3})+|[$€£]?\d{3,}", token)
+        }  # fmt: skip
         hits: list[tuple[MemoryItem, Value]] = []
         for it in self._user_items():
-            if named:
-                held = [v for v in extract_values(it.value) if value_signature(v) in named]
+            if named or bare:
+                held = [
+                    v for v in extract_values(it.value)
+                    if value_signature(v) in named
+                    or (v.kind in ("money", "bound") and v.number in bare)
+                ]  # fmt: skip
                 if held:
                     hits.append((it, held[0]))
                 continue
@@ -486,6 +530,39 @@ class Resolver:
         target = max(pool, key=lambda it: it.source_ordinal)
         self._supersede(target, st, st.text, st.type)
         return True
+
+    def _complete_revision(self, st: Statement) -> bool:
+        """A revision split over two sentences the other way round: "On second thought,
+        10pm is too late. Make it 9:30 instead.", "10点太晚了。改成9点半吧。": the
+        sentence before already replaced the item quoting the old value; the new value
+        joins that replacement instead of standing as a rule of its own."""
+        for k, op in enumerate(self.ops):
+            if not isinstance(op, (Add, Supersede)) or self.sources.get(op.item.id) != st.index - 1:
+                continue
+            if op.item.status != "active":
+                continue
+            quoted = extract_values(op.item.value)
+            changed, closeness = value_change(st.strong_values, quoted)
+            if not changed or closeness <= 0:
+                continue
+            sep = "" if re.search(r"[\u3000-\u9fff]$", op.item.value) else " "
+            joined = op.item.value + sep + st.text
+            if isinstance(op, Add):
+                # The sentence before quoted the old value ("6am is too early"): the
+                # item holding it is what the two sentences revise.
+                sigs = {value_signature(v) for v in quoted}
+                holders = [
+                    it for it in self._user_items()
+                    if any(value_signature(v) in sigs for v in extract_values(it.value))
+                ]  # fmt: skip
+                if holders:
+                    del self.ops[k]
+                    target = max(holders, key=lambda it: it.source_ordinal)
+                    self._supersede(target, st, joined, st.type)
+                    return True
+            op.item.value = joined
+            return True
+        return False
 
     def _try_explicit(self, st: Statement) -> bool:
         target, score = self._best(st, self._user_items(), with_message=True)
@@ -753,7 +830,9 @@ class Resolver:
         an item of their own; only the clause with the old value goes.
         """
         rest = without_clause(old.value, changed)
-        if rest is None:
+        if rest is None or (_POINTS_BACK.match(rest) and not old.value.startswith(rest)):
+            # "Max rent is $2,300, that's what our spreadsheet says": the rest only
+            # comments on the clause that changed.
             return
         content = sum(1 for w in weighted_terms(rest).values() if w >= 1)
         if content < (1 if comparable(extract_values(rest)) else 3):
@@ -907,12 +986,23 @@ def _self_fix(text: str) -> tuple[Value, ...] | None:
 
 
 # A clause that only says when a rule applies.
+_POINTS_BACK = re.compile(
+    r"(?:that|this|it|which)(?:'s| is| was)?\b|(?:那|这)(?:是|就是|样|个)", re.IGNORECASE
+)
+_QUOTED = re.compile(r'"([^"]{2,40})"|“([^”]{2,40})”|「([^」]{2,40})」')
 _CONDITION = re.compile(
     r"^(?:[\w' ]{0,12}:\s*)?(?:when|whenever|if|each time|every time|once|while|as long as)\b"
     r"|^(?:[^，,：:]{0,6}[：:])?(?:每当|如果|要是|只要|当)|^[^，,]{0,12}的时候$",
     re.IGNORECASE,
 )
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|your|that|this|those|these|its)\s+", re.IGNORECASE)
+
+
+def _revoked_text(st: Statement) -> str:
+    """The revocation cue and what follows it closely ("不用那么简短了", "no need to
+    keep it so short")."""
+    span = st.cues.revoke_span
+    return st.text if span is None else st.text[span[0] : span[1] + 24]
 
 
 def _named_after_cue(st: Statement) -> str | None:

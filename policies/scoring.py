@@ -63,6 +63,9 @@ class ScoringParams(BaseModel):
     # title) is what a user asks back for: it ranks like a rule, whatever its
     # type, with at least this importance.
     valued_importance: float = Field(default=0.85, ge=0, le=1)
+    # An ID or reference number the user gave (an order number, an application ID)
+    # is what every later message to a third party needs: above a plain value.
+    id_importance: float = Field(default=0.95, ge=0, le=1)
     # A value the user revised is the current answer to something that was
     # asked twice: it ranks above what was said once.
     revised_bonus: float = Field(default=0.1, ge=0)
@@ -103,6 +106,12 @@ def concrete(text: str) -> bool:
     return any(v.kind in _CONCRETE for v in extract_values(text))
 
 
+@lru_cache(maxsize=8192)
+def holds_id(text: str) -> bool:
+    """Does `text` give an ID or reference number ("application ID APP-55821")?"""
+    return any(v.kind == "id" for v in extract_values(text))
+
+
 def recency(item: MemoryItem, current_ordinal: int, params: ScoringParams) -> float:
     age = max(current_ordinal - item.source_ordinal, 0)
     decay = math.pow(0.5, age / params.half_life)
@@ -122,6 +131,8 @@ def score_item(
     if is_user_stated(item) and concrete(item.value):
         weight = max(weight, source_weight)
         importance = max(importance, params.valued_importance)
+        if holds_id(item.value):
+            importance = max(importance, params.id_importance)
     if item.replaces and is_user_stated(item):
         importance += params.revised_bonus
     score = params.importance_weight * importance * weight

@@ -121,7 +121,7 @@ def clauses(text: str) -> list[str]:
     return out
 
 
-_CLAUSE_END = re.compile(r"[，,；;、]\s*|\s+(?:and|but)\s+|[。.!?！？]\s*$")
+_CLAUSE_END = re.compile(r"[，；;、]\s*|,(?!\d{3}\b)\s*|\s+(?:and|but)\s+|[。.!?！？]\s*$")
 
 
 def without_clause(text: str, value: Value) -> str | None:

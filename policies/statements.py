@@ -37,7 +37,7 @@ from policies.cues import (
     strip_filler,
 )
 from policies.matching import topical_overlap, weighted_terms, word_set
-from policies.segment import clauses, split_sentences
+from policies.segment import SELF_FIX, clauses, split_sentences
 from policies.types import ItemType
 from policies.values import Value, extract_values
 
@@ -247,6 +247,7 @@ def read_statements(
     out: list[Statement] = []
     aside = prev_reported = listed = correcting = pasting = False
     carried = 0
+    revoked_at = -9
     i = 0
     while i < len(sentences):
         text, cues = sentences[i], read_cues(sentences[i])
@@ -281,6 +282,7 @@ def read_statements(
                 st = Statement(
                     i, text, cues, values, _fact_type(values, text), 0.9, correction=True
                 )
+        st = st or _instead_rule(i, text, cues, revoked_at >= i - 2 and not questions[i])
         if st is not None and any(recaps) and not _survives_recap(st):
             st = None
         if st is not None and i + 1 < len(sentences):
@@ -301,6 +303,7 @@ def read_statements(
             st.text = f"{st.text} → {choice}"
             # A choice made from a list is a decision as concrete as a date.
             st.importance = max(st.importance, 0.95)
+        revoked_at = i if st is not None and st.cues.revoke_span is not None else revoked_at
         if st is not None:
             st.change = change
             st.correction = st.correction or (correcting and st.cues.change >= 1)
@@ -400,11 +403,14 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
     revoke = cues.revoke_span is not None
     if content == 0 and not strong:
         return None
+    fixed_number = not strong and _fixed_number(text, values)
     if (
-        cues.correction
+        (cues.correction or fixed_number)
         and not cues.question
         and not where.aside
-        and (strong or contrast_terms(text) or _names(text) or cues.requirement >= 2)
+        and (
+            fixed_number or strong or contrast_terms(text) or _names(text) or cues.requirement >= 2
+        )
     ):
         # "Sorry, I meant Paulina, not Priyanka": always kept; it replaces what it fixes.
         # A bare admission ("I wrote it wrong in my notes") only marks the next statement.
@@ -443,6 +449,33 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
     if where.reported:
         importance = 0.5
     return Statement(index, text, cues, values, kind, round(importance, 2), revoke, where.reported)
+
+
+# A bare imperative ("Just write short paragraphs.", "直接写成段落就行").
+_IMPERATIVE = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|then|and|instead|rather),? )?(?:just |only |simply |instead )?"
+    r"(?:write|use|give|keep|make|put|send|do|format|reply|answer|show|stick|go|stay|sign"
+    r"|start|end|open|close|call|address)\b"
+    r"|^(?:那|以后|之后)?(?:就|直接|只|统一|改成|换成)(?:用|写|给|发|回|做|按|列|出)",
+    re.IGNORECASE,
+)
+
+
+def _instead_rule(index: int, text: str, cues: Cues, after_revoke: bool) -> Statement | None:
+    """ "Stop doing the numbered lists. Just write short paragraphs.": what to do instead
+    of a rule just revoked is a rule itself, however plainly put."""
+    if not after_revoke or not _IMPERATIVE.search(text):
+        return None
+    return Statement(index, text, cues, extract_values(text), "directive", 0.8)
+
+
+def _fixed_number(text: str, values: tuple[Value, ...]) -> bool:
+    """ "底薪8000——哦不对，是8500", "16 cores, no wait, 24": a number the speaker fixed
+    mid-sentence is a fact they care to get right, whatever its unit."""
+    m = SELF_FIX.search(text)
+    if m is None or sum(1 for v in values if v.number is not None) < 2:
+        return False
+    return any(v.end <= m.start() for v in values) and any(v.start >= m.end() for v in values)
 
 
 # The user's own next step ("I'll ask Mei", "我问问周会计再说"): nothing to keep.

@@ -13,6 +13,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from policies.base import ExtractionPolicy
+from policies.choices import LOOKBACK, answered_list
 from policies.forgetting import ARCHIVED_NOTE, REPROMOTED_NOTE
 from policies.llm import LLMExtractor, PolicyCall
 from policies.memory import apply_extraction, rollback
@@ -32,9 +33,11 @@ _EXTRACTED_ROLES = frozenset({"user", "assistant", "tool"})
 
 def _previous(turns: Sequence[Turn], index: int) -> str:
     """The assistant message a user turn answers ("the second one" points into it)."""
-    if index and turns[index].role == "user" and turns[index - 1].role == "assistant":
-        return turns[index - 1].text
-    return ""
+    if not index or turns[index].role != "user" or turns[index - 1].role != "assistant":
+        return ""
+    back = [t.text for t in reversed(turns[max(0, index - 2 * LOOKBACK) : index])
+            if t.role == "assistant"]  # fmt: skip
+    return answered_list(back)
 
 
 # A message longer than this is a pasted document or log, not a statement of

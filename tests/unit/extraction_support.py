@@ -5,6 +5,7 @@ from __future__ import annotations
 from itertools import count
 from typing import Any
 
+from policies.choices import LOOKBACK, answered_list
 from policies.extraction import RuleExtractor
 from policies.memory import apply_extraction
 from policies.types import Extraction, ExtractionContext, MemoryItem, Turn
@@ -22,7 +23,10 @@ def fold_messages(
     for ordinal, (role, text) in enumerate(messages):
         raw: dict[str, Any] = {"role": role, "content": text}
         answered = messages[ordinal - 1] if ordinal else ("", "")
-        previous = answered[1] if answered[0] == "assistant" else ""
+        previous = ""
+        if role == "user" and answered[0] == "assistant":
+            back = messages[max(0, ordinal - 2 * LOOKBACK) : ordinal]
+            previous = answered_list([t for r, t in reversed(back) if r == "assistant"])
         ctx = ExtractionContext(
             system, tuple(items), user_index, lambda: f"i{next(ids)}", previous=previous
         )
