@@ -65,11 +65,12 @@ async def _session_turn(services: Services, session_id: str) -> AsyncIterator[No
 
 
 def _forget(services: Services, session_id: str) -> None:
-    """Drop the pipeline's in-process copies of a session so the next request reads the store."""
-    services.pipeline.memory.invalidate(session_id)
-    # The conversation cache (turns by session, for prefix matching without a query)
-    # would otherwise keep resolving requests to an erased session.
-    services.pipeline.cache.drop(session_id)
+    """Drop the pipeline's in-process copies of a session so the next request reads the store.
+
+    The conversation cache would otherwise keep resolving requests to an erased
+    session, and the lifecycle cache would keep showing an edited item's old text.
+    """
+    services.pipeline.forget_cached(session_id)
 
 
 async def _session_or_404(services: Services, session_id: str) -> SessionRow:

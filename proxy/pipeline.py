@@ -188,18 +188,12 @@ class Pipeline:
         self.cache = ConversationCache()
         self.conversation_locks = KeyedLocks(store)
         self.queue = SessionQueue(store)
-        store.on_stale(self._drop_session)
+        # Another replica wrote to a session: forget our copies of it.
+        store.on_stale(self.forget_cached)
         self.metrics = Metrics()
         self.longterm = LongTermMemory.from_settings(store, settings.memory.long_term)
         self._background: set[asyncio.Task[Any]] = set()
         self._last_forwarded: dict[str, list[dict[str, Any]]] = {}
-
-    def _drop_session(self, session_id: str) -> None:
-        """Another replica wrote to the session: forget our copies of it."""
-        self.cache.drop(session_id)
-        self.memory.invalidate(session_id)
-        self.lifecycle.drop(session_id)
-        self._last_forwarded.pop(session_id, None)
 
     # --- request entry ------------------------------------------------------------
 
@@ -554,10 +548,15 @@ class Pipeline:
             prepared.degraded = reason
 
     def forget_cached(self, session_id: str) -> None:
-        """Drop a session's in-process state; the next request reloads it from the store."""
+        """Drop a session's in-process state; the next request reloads it from the store.
+
+        Called when another replica wrote to the session, after a failed store
+        write, and when an operator edits or erases the session.
+        """
         self.cache.drop(session_id)
         self.memory.invalidate(session_id)
         self.lifecycle.drop(session_id)
+        self._last_forwarded.pop(session_id, None)
 
     # --- after the answer ---------------------------------------------------------
 
