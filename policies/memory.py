@@ -19,6 +19,7 @@ import dataclasses
 import re
 from collections.abc import Callable
 
+from policies.segment import drop_retracted
 from policies.types import (
     Add,
     Confirm,
@@ -180,7 +181,7 @@ def render_item(item: MemoryItem) -> str:
     parts = [f"- [{item.type}]"]
     if item.source != "user":
         parts.append(f"({item.source})")
-    parts.append(_one_line(item.value))
+    parts.append(_one_line(drop_retracted(item.value)))
     if item.replaces:
         parts.append(f"(replaces: {_one_line(item.replaces)})")
     if item.status == "pending":

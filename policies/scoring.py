@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from policies.segment import self_fixed
 from policies.text import term_set
 from policies.types import ItemSource, ItemType, MemoryItem
 from policies.values import extract_values
@@ -128,12 +129,15 @@ def score_item(
     source_weight = params.source_weights.get(item.source, 1.0)
     weight = source_weight * params.type_weights.get(item.type, 1.0)
     importance = item.importance
-    if is_user_stated(item) and concrete(item.value):
+    # A value fixed mid-sentence ("84-2219047 — wait no, 84-2291047") is concrete
+    # and revised at once: the user took care to get it right, like an ID.
+    fixed = is_user_stated(item) and self_fixed(item.value)
+    if fixed or (is_user_stated(item) and concrete(item.value)):
         weight = max(weight, source_weight)
         importance = max(importance, params.valued_importance)
-        if holds_id(item.value):
+        if fixed or holds_id(item.value):
             importance = max(importance, params.id_importance)
-    if item.replaces and is_user_stated(item):
+    if (item.replaces or fixed) and is_user_stated(item):
         importance += params.revised_bonus
     score = params.importance_weight * importance * weight
     score *= recency(item, current_ordinal, params)

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 from policies.cues import read_cues
 from policies.matching import weighted_terms
-from policies.values import Value
+from policies.values import Value, extract_values
 
 _FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _BULLET_RE = re.compile(r"^\s*(?:[-*•·>]+|\d{1,2}[.)、]|[（(]?\d{1,2}[)）])\s+")
@@ -88,9 +89,76 @@ def _emit(piece: str, out: list[str]) -> None:
 SELF_FIX = re.compile(
     r"\s*(?:—|–|--|——|-|,|，|\.\.\.|…)\s*(?:(?:no|oh|ah|um|哦|啊|呃)[,， ]*)?"
     r"(?:no wait|wait|sorry|oops|i mean|i meant|make that|correction|scratch that|不对|不是不是"
-    r"|说错了|我说错了|记错了|我是说|更正)(?![a-z])[,，:：!！]?\s*",
+    r"|说错了|我说错了|记错了|我是说|更正|应该是)(?![a-z])(?:[,，:：!！]?\s*no\b)?[,，:：!！]?\s*",
     re.IGNORECASE,
 )
+
+
+_FIXABLE = frozenset({"id", "time", "date", "money", "percent", "qty", "label", "version"})
+
+# A code or reference written in Latin letters and digits: "84-2291047", "JT-LEG",
+# "13817762045", "SORRY15".
+_CODE = re.compile(
+    r"(?<![A-Za-z0-9-])(?:[A-Z0-9]+(?:-[A-Z0-9]+)+|[A-Za-z]*\d[A-Za-z0-9]*)(?![A-Za-z0-9-])"
+)
+
+
+def _fix_spans(text: str) -> list[tuple[int, int, str]]:
+    spans = [
+        (v.start, v.end, v.kind)
+        for v in extract_values(text)
+        if v.number is not None or v.kind in _FIXABLE
+    ]
+    spans += [(*m.span(), "code") for m in _CODE.finditer(text)]
+    return sorted(spans)
+
+
+def _self_fixes(text: str) -> list[tuple[int, int, int, int, int]]:
+    """(start and end of the value taken back, start and end of the marker, start of
+    the value put instead: the first one of the same kind, else the first one, and
+    then the end is -1: "16 cores, no wait, 24" puts a bare number for a count)."""
+    spans = _fix_spans(text)
+    out = []
+    for m in SELF_FIX.finditer(text):
+        before = [sp for sp in spans if 0 <= m.start() - sp[1] <= 12]
+        after = [sp for sp in spans if 0 <= sp[0] - m.end() <= 12]
+        if not (before and after):
+            continue
+        end = max(e for _, e, _ in before)
+        x = min((sp for sp in before if sp[1] == end), key=lambda sp: sp[0])
+        same = [sp for sp in after if sp[2] == x[2]]
+        out.append((x[0], x[1] if same else -1, m.start(), m.end(), min(same or after)[0]))
+    return out
+
+
+@lru_cache(maxsize=8192)
+def self_fixed(text: str) -> bool:
+    """ "底薪8000——哦不对，是8500", "EIN 84-2219047 — wait no, 84-2291047", "prefix
+    JT-OLD — sorry, no, JT-LEG", "下午5点，哦不对，只开到下午3点": a value the speaker
+    fixed mid-sentence (an amount, ID, code, phone number, time) is a fact they care
+    to get right, whatever its kind."""
+    return bool(_self_fixes(text))
+
+
+# What may stand between a correction marker and the value it puts instead
+# without adding anything: "是", "it's".
+_FIX_LEAD = re.compile(r"(?:就是|是|it'?s|it is|make it|[\s,，:：])*", re.IGNORECASE)
+_CLAUSE_START = re.compile(r".*[，,;；:：。.!?！？]\s*", re.DOTALL)
+
+
+def drop_retracted(text: str) -> str:
+    """The statement with the value taken back mid-sentence left out, for display:
+    "EIN 84-2219047 — wait no, 84-2291047" -> "EIN 84-2291047"; "周六上午9点到下午5点，
+    哦不对，周六只开到下午3点" -> "周六只开到下午3点". The corrected value always stays."""
+    for start, end, fix_start, fix_end, put in reversed(_self_fixes(text)):
+        if _FIX_LEAD.fullmatch(text[fix_end:put]):
+            if end >= 0 and not text[end:fix_start].strip():  # "16 cores, no wait, 24": kept
+                text = text[:start] + text[put:]
+            continue
+        head = _CLAUSE_START.match(text[:start])
+        cut = head.end() if head else 0
+        text = text[:cut] + text[fix_end:]
+    return text
 
 
 def _fix_before(text: str, pos: int) -> bool:

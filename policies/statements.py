@@ -37,7 +37,7 @@ from policies.cues import (
     strip_filler,
 )
 from policies.matching import topical_overlap, weighted_terms, word_set
-from policies.segment import SELF_FIX, clauses, split_sentences
+from policies.segment import clauses, self_fixed, split_sentences
 from policies.types import ItemType
 from policies.values import Value, extract_values
 
@@ -403,7 +403,7 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
     revoke = cues.revoke_span is not None
     if content == 0 and not strong:
         return None
-    fixed_number = not strong and _fixed_number(text, values)
+    fixed_number = not strong and self_fixed(text)
     if (
         (cues.correction or fixed_number)
         and not cues.question
@@ -467,15 +467,6 @@ def _instead_rule(index: int, text: str, cues: Cues, after_revoke: bool) -> Stat
     if not after_revoke or not _IMPERATIVE.search(text):
         return None
     return Statement(index, text, cues, extract_values(text), "directive", 0.8)
-
-
-def _fixed_number(text: str, values: tuple[Value, ...]) -> bool:
-    """ "底薪8000——哦不对，是8500", "16 cores, no wait, 24": a number the speaker fixed
-    mid-sentence is a fact they care to get right, whatever its unit."""
-    m = SELF_FIX.search(text)
-    if m is None or sum(1 for v in values if v.number is not None) < 2:
-        return False
-    return any(v.end <= m.start() for v in values) and any(v.start >= m.end() for v in values)
 
 
 # The user's own next step ("I'll ask Mei", "我问问周会计再说"): nothing to keep.
