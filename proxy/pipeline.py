@@ -92,7 +92,9 @@ class Prepared:
     assembled: AssembledContext | None = None
     shadow: AssembledContext | None = None
     operations: list[dict[str, Any]] = field(default_factory=list)
-    prefix_share: float | None = None
+    # (previous prompt of the session, this prompt): the prefix share is computed
+    # from them off the response path, when the request is recorded.
+    prefix_of: tuple[list[dict[str, Any]] | None, list[dict[str, Any]]] | None = None
     proxy_ms: float = 0.0
     layers: SessionLayers | None = None  # summary, recall index, memory layout
     compactions: list[tuple[int, int]] = field(default_factory=list)  # spans summarised
@@ -398,9 +400,7 @@ class Pipeline:
                 if not (managed.passthrough and resolution.kind != "stateful"):
                     prepared.forwarded = managed.messages
                 prepared.context_tokens = managed.tokens
-        prepared.prefix_share = prefix_share(
-            self._last_forwarded.get(session.id), prepared.forwarded
-        )
+        prepared.prefix_of = (self._last_forwarded.get(session.id), prepared.forwarded)
         self._last_forwarded[session.id] = prepared.forwarded
         prepared.proxy_ms = (time.perf_counter() - prepared.ctx.started) * 1000
 
@@ -792,7 +792,7 @@ class Pipeline:
             budget=prepared.budget,
             raw_tokens=prepared.raw_tokens,
             context_tokens=prepared.context_tokens,
-            prefix_share=prepared.prefix_share,
+            prefix_share=prefix_share(*prepared.prefix_of) if prepared.prefix_of else None,
             proxy_ms=prepared.proxy_ms,
             upstream_ms=outcome.upstream_ms,
         )
