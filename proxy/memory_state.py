@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from policies.base import ExtractionPolicy
 from policies.choices import LOOKBACK, answered_list
@@ -105,25 +105,14 @@ class MemoryState:
         """Fold the extractor over turns[start:]; persist changed items once."""
         items = list(await self.items(session_id))
         before = {i.id: _fingerprint(i) for i in items}
-        user_index = sum(1 for t in turns[:start] if t.role == "user")
         results: list[tuple[int, Extraction]] = []
-        for index in range(start, len(turns)):
+        for index, user_index in _extracted(turns, start):
             turn = turns[index]
-            if turn.role not in _EXTRACTED_ROLES:
-                continue
-            ctx = ExtractionContext(
-                system_prompt=system_prompt,
-                items=tuple(items),
-                user_turn_index=user_index,
-                new_id=new_id,
-                previous=_previous(turns, index),
-            )
+            ctx = _context(system_prompt, items, user_index, turns, index)
             extraction = extractor.extract(_bounded(turn), ctx)
             results.append((turn.ordinal, extraction))
             if extraction.ops:
                 items = apply_extraction(items, extraction, turn.ordinal)
-            if turn.role == "user":
-                user_index += 1
         self._remember(session_id, items)
         changed = {i.id for i in items if before.get(i.id) != _fingerprint(i)}
         await self._save(session_id, changed)
@@ -146,26 +135,15 @@ class MemoryState:
         """
         current = list(await self.items(session_id))
         items = rollback(current, start)
-        user_index = sum(1 for t in turns[:start] if t.role == "user")
         calls: list[PolicyCall] = []
-        for index in range(start, len(turns)):
+        for index, user_index in _extracted(turns, start):
             turn = turns[index]
-            if turn.role not in _EXTRACTED_ROLES:
-                continue
-            ctx = ExtractionContext(
-                system_prompt=system_prompt,
-                items=tuple(items),
-                user_turn_index=user_index,
-                new_id=new_id,
-                previous=_previous(turns, index),
-            )
+            ctx = _context(system_prompt, items, user_index, turns, index)
             extraction, call = await extractor.extract_async(turn, ctx)
             if call is not None:
                 calls.append(call)
             if extraction.ops:
                 items = apply_extraction(items, extraction, turn.ordinal)
-            if turn.role == "user":
-                user_index += 1
         if not any(c.outcome == "ok" for c in calls):
             return False, calls
         self._remember(session_id, items)
@@ -232,3 +210,25 @@ class MemoryState:
             return
         items = self._cache.get(session_id) or []
         await self.store.save_items(session_id, [i for i in items if i.id in ids])
+
+
+def _extracted(turns: Sequence[Turn], start: int) -> Iterator[tuple[int, int]]:
+    """(index, user turns before it) of each turn from `start` the extractor reads."""
+    user_index = sum(1 for t in turns[:start] if t.role == "user")
+    for index in range(start, len(turns)):
+        role = turns[index].role
+        if role in _EXTRACTED_ROLES:
+            yield index, user_index
+        user_index += role == "user"
+
+
+def _context(
+    system_prompt: str, items: list[MemoryItem], user_index: int, turns: Sequence[Turn], index: int
+) -> ExtractionContext:
+    return ExtractionContext(
+        system_prompt=system_prompt,
+        items=tuple(items),
+        user_turn_index=user_index,
+        new_id=new_id,
+        previous=_previous(turns, index),
+    )

@@ -35,3 +35,12 @@ def fold_messages(
         items = apply_extraction(items, extraction, ordinal)
         user_index += role == "user"
     return items, extractions
+
+
+def active_values(user_lines: list[str], system: str = "You are a helpful assistant.") -> list[str]:
+    """Values of the active items after each line is said by the user (answered "OK.")."""
+    chat: list[tuple[str, str]] = []
+    for text in user_lines:
+        chat += [("user", text), ("assistant", "OK.")]
+    items, _ = fold_messages(chat, system)
+    return [it.value for it in items if it.status == "active"]

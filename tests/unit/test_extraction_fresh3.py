@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from policies.segment import without_clause
 from policies.values import extract_values
+from tests.unit.extraction_support import active_values as _active
 from tests.unit.extraction_support import fold_messages
-
-
-def _active(messages: list[str]) -> list[str]:
-    chat: list[tuple[str, str]] = []
-    for text in messages:
-        chat += [("user", text), ("assistant", "OK.")]
-    items, _ = fold_messages(chat, "You are a helpful assistant.")
-    return [it.value for it in items if it.status == "active"]
 
 
 def test_thousands_separator_is_no_clause_boundary() -> None:

@@ -7,15 +7,7 @@ from policies.memory import render_item
 from policies.scoring import ScoringParams, score_item
 from policies.segment import drop_retracted, self_fixed
 from policies.types import MemoryItem
-from tests.unit.extraction_support import fold_messages
-
-
-def _active(messages: list[str]) -> list[str]:
-    chat: list[tuple[str, str]] = []
-    for text in messages:
-        chat += [("user", text), ("assistant", "OK.")]
-    items, _ = fold_messages(chat, "You are a helpful assistant.")
-    return [it.value for it in items if it.status == "active"]
+from tests.unit.extraction_support import active_values as _active
 
 
 def test_self_fixed_codes_phone_numbers_and_times() -> None:
