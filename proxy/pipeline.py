@@ -627,6 +627,8 @@ class Pipeline:
             # litellm's cost lookup takes ~1 ms: done here, not before responding.
             outcome.cost = self.upstream.cost(outcome.cost_source)
             outcome.cost_source = None
+        if outcome.cost is None and outcome.cost_usage is not None:
+            outcome.cost = self.upstream.usage_cost(*outcome.cost_usage)
         compare = outcome.extra.pop("compare_task", None)
         if compare is not None:
             outcome.extra["compare"] = await compare
