@@ -87,6 +87,11 @@ class MemorySettings(_Strict):
     # Bound on every store wait: SQLite's busy timeout and the wait for the
     # write lock. A locked database costs a request at most about this long.
     store_timeout_s: float = Field(default=5.0, gt=0, le=300)
+    # Sessions whose turns, memory and layers each process keeps in memory
+    # (least recently used first out); the store has everything, a session
+    # that fell out is read back on its next request. This bounds the
+    # proxy's memory (`bench/vs_litellm.py --leak N` reports its RSS).
+    cache_sessions: int = Field(default=2000, ge=1, le=1_000_000)
 
     @model_validator(mode="after")
     def _llm_needs_model(self) -> MemorySettings:

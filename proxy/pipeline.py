@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -183,11 +184,12 @@ class Pipeline:
         self.policies = policies
         self.request_log = request_log
         self.counters = TokenCounters()
-        self.memory = MemoryState(store)
-        self.lifecycle = Lifecycle(store)
+        cached = settings.memory.cache_sessions
+        self.memory = MemoryState(store, cache_sessions=cached)
+        self.lifecycle = Lifecycle(store, cache_sessions=cached)
         self.llm = LLMPolicies(upstream, settings)
         self.resolver = SessionResolver(store)
-        self.cache = ConversationCache()
+        self.cache = ConversationCache(max_sessions=cached)
         self.conversation_locks = KeyedLocks(store)
         self.queue = SessionQueue(store)
         # Another replica wrote to a session: forget our copies of it.
@@ -195,7 +197,9 @@ class Pipeline:
         self.metrics = Metrics()
         self.longterm = LongTermMemory.from_settings(store, settings.memory.long_term)
         self._background: set[asyncio.Task[Any]] = set()
-        self._last_forwarded: dict[str, list[dict[str, Any]]] = {}
+        # Each session's previous prompt, for the prefix share (LRU, like the caches).
+        self._last_forwarded: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
+        self._cache_sessions = cached
 
     # --- request entry ------------------------------------------------------------
 
@@ -402,6 +406,9 @@ class Pipeline:
                 prepared.context_tokens = managed.tokens
         prepared.prefix_of = (self._last_forwarded.get(session.id), prepared.forwarded)
         self._last_forwarded[session.id] = prepared.forwarded
+        self._last_forwarded.move_to_end(session.id)
+        if len(self._last_forwarded) > self._cache_sessions:
+            self._last_forwarded.popitem(last=False)
         prepared.proxy_ms = (time.perf_counter() - prepared.ctx.started) * 1000
 
     async def _assemble_managed(
