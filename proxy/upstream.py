@@ -61,6 +61,16 @@ class Completion:
     route: dict[str, Any] | None = None  # attempts, retries, fallback, answering model
 
 
+@dataclass(slots=True)
+class Embeddings:
+    """Vectors for a list of texts, in order, and what they cost."""
+
+    vectors: list[list[float]]
+    prompt_tokens: int
+    cost: float | None
+    upstream_ms: float
+
+
 class RoutedStream:
     """A provider stream whose first chunk has already arrived.
 
@@ -300,6 +310,38 @@ class Upstream:
         )
         return RoutedStream(stream, first, route.record())
 
+    async def embed(self, model_name: str, texts: list[str], timeout_s: float) -> Embeddings:
+        """Embed `texts` with a model_list model (`memory.long_term.embedding_model`).
+
+        Bounded by `timeout_s` as a whole, retries included (litellm reads
+        `max_retries=0` as unset for embeddings and retries on its own): the caller
+        falls back to lexical retrieval on any error.
+        """
+        target = self.resolve(model_name)
+        call = {**target.params, "input": texts, "timeout": timeout_s}
+        started = time.perf_counter()
+        try:
+            response = await asyncio.wait_for(
+                self.litellm.aembedding(**self._litellm_kwargs(call)), timeout_s
+            )
+        except TimeoutError as exc:
+            raise ProxyError(504, "embedding timed out", code="upstream_timeout") from exc
+        except Exception as exc:
+            raise self.map_error(exc) from exc
+        rows = sorted(response.data, key=lambda d: _field(d, "index"))
+        vectors = [[float(x) for x in _field(d, "embedding")] for d in rows]
+        if len(vectors) != len(texts):
+            raise ProxyError(502, "embedding answer has the wrong number of vectors")
+        usage = getattr(response, "usage", None)
+        tokens = int(_field(usage, "prompt_tokens") or 0) if usage is not None else 0
+        try:
+            cost: float | None = float(
+                self.litellm.completion_cost(response, call_type="aembedding")
+            )
+        except Exception:  # models without a price (local servers, stubs)
+            cost = None
+        return Embeddings(vectors, tokens, cost, (time.perf_counter() - started) * 1000)
+
     def chunk_dict(self, chunk: Any) -> dict[str, Any]:
         data = chunk.model_dump(exclude_none=True) if hasattr(chunk, "model_dump") else dict(chunk)
         return _strip_provider_fields(data)  # type: ignore[no-any-return]
@@ -398,6 +440,11 @@ def _sync_noop(self: Any, *args: Any, **kwargs: Any) -> None:
 
 _async_noop._memproxy_noop = True  # type: ignore[attr-defined]
 _sync_noop._memproxy_noop = True  # type: ignore[attr-defined]
+
+
+def _field(obj: Any, name: str) -> Any:
+    """A field of a litellm object or of a plain dict (litellm returns either)."""
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 
 
 def _as_call(call: dict[str, Any]) -> Call:
