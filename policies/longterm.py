@@ -79,6 +79,11 @@ class LongTermParams(BaseModel):
     conflict_min: float = Field(default=0.5, gt=0, le=1)
     # Users with more items than this are pre-filtered by BM25 before reranking.
     prefilter: int = Field(default=200, ge=10)
+    # With an embedding model: the cosine similarity (input vs item) from which an
+    # item is related by meaning; it then clears `min_score`, and ranks higher the
+    # closer it is. Each model has its own scale: OpenAI's text-embedding-3 models
+    # put unrelated sentences around 0.1-0.2; the stub's n-gram vectors around 0.
+    embedding_min_similarity: float = Field(default=0.35, gt=0, lt=1)
 
 
 @dataclass(slots=True)

@@ -57,6 +57,11 @@ class LongTermSettings(LongTermParams):
     read_timeout_s: float = Field(default=1.0, gt=0)
     # Consolidation jobs waiting for the background worker; beyond, jobs are dropped.
     queue_size: int = Field(default=1000, ge=1)
+    # Retrieval by meaning besides words: a model_list model_name serving embeddings
+    # (None: lexical only). Items are embedded when consolidated, the input when a
+    # request is assembled; on an error or past the timeout, retrieval is lexical.
+    embedding_model: str | None = None
+    embedding_timeout_s: float = Field(default=2.0, gt=0, le=60)
 
 
 class MemorySettings(_Strict):
@@ -161,6 +166,11 @@ class Settings(_Strict):
         name = self.memory.llm_model
         if name and self.find_model(name) is None and not self.server.allow_passthrough_models:
             raise ValueError(f"memory.llm_model: {name!r} is not a model_list model_name")
+        name = self.memory.long_term.embedding_model
+        if name and self.find_model(name) is None and not self.server.allow_passthrough_models:
+            raise ValueError(
+                f"memory.long_term.embedding_model: {name!r} is not a model_list model_name"
+            )
         return self
 
     @model_validator(mode="after")

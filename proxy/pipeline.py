@@ -42,7 +42,7 @@ from proxy.conversation import (
 )
 from proxy.errors import ProxyError
 from proxy.lifecycle import Lifecycle, SessionLayers
-from proxy.llm_policies import LLMPolicies
+from proxy.llm_policies import LLMPolicies, make_embedder
 from proxy.longterm import ConsolidationJob, LongTermMemory, user_scope
 from proxy.memory_state import MemoryState
 from proxy.metrics import Metrics
@@ -195,7 +195,9 @@ class Pipeline:
         # Another replica wrote to a session: forget our copies of it.
         store.on_stale(self.forget_cached)
         self.metrics = Metrics()
-        self.longterm = LongTermMemory.from_settings(store, settings.memory.long_term)
+        self.longterm = LongTermMemory.from_settings(
+            store, settings.memory.long_term, make_embedder(upstream, settings)
+        )
         self._background: set[asyncio.Task[Any]] = set()
         # Each session's previous prompt, for the prefix share (LRU, like the caches).
         self._last_forwarded: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
@@ -428,6 +430,7 @@ class Pipeline:
             prepared.longterm = await self.longterm.backfill(
                 prepared.ctx.tenant_id, prepared.user, resolution.session.id,
                 [*prepared.system, *prepared.turns], items, prepared.budget, prepared.counter,
+                prepared.policy_calls,
             )  # fmt: skip
         managed = self._assemble(prepared, items, layers)
         while (
@@ -607,6 +610,7 @@ class Pipeline:
         task.add_done_callback(self._background.discard)
 
     async def _finish(self, prepared: Prepared, outcome: Outcome) -> None:
+        job: ConsolidationJob | None = None
         try:
             # A degraded answer is not in the store: no memory comes from it.
             stored = prepared.resolution is not None and not prepared.degraded
@@ -617,19 +621,25 @@ class Pipeline:
                 await self._refine_summary(prepared)
             if prepared.user is not None and stored and prepared.resolution is not None:
                 session_id = prepared.resolution.session.id
-                self.longterm.submit(
-                    ConsolidationJob(
-                        prepared.ctx.tenant_id, prepared.user, session_id,
-                        tuple(await self.memory.items(session_id)),
-                        tuple(prepared.turns), prepared.resolution.start,
-                    )
+                job = ConsolidationJob(
+                    prepared.ctx.tenant_id, prepared.user, session_id,
+                    tuple(await self.memory.items(session_id)),
+                    tuple(prepared.turns), prepared.resolution.start,
+                    vectors=self.longterm.new_job_vectors(),
                 )  # fmt: skip
+                # Queued now, in session order; its vectors follow (the worker waits).
+                if not self.longterm.submit(job):
+                    job = None
         except Exception:
             log.exception("post-response memory update failed")
             if prepared.session_id:
                 self.forget_cached(prepared.session_id)
         finally:
             prepared.release()
+        if job is not None and job.vectors is not None:
+            # After the release, so the session's next request does not wait for it;
+            # before the record, so the call is recorded with this request.
+            await self.longterm.embed_job(job, prepared.policy_calls)
         if outcome.cost is None and outcome.cost_source is not None:
             # litellm's cost lookup takes ~1 ms: done here, not before responding.
             outcome.cost = self.upstream.cost(outcome.cost_source)
