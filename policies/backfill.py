@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from policies.cues import negated, read_cues
+from policies.cues import is_question, negated, read_cues
 from policies.layers import REPLAY_HEADER, Line, fit_lines, one_line
 from policies.longterm import (
     DUPLICATE_MIN,
@@ -270,7 +270,9 @@ def _conflicts(
             about = rules and covered(content_terms(it.value), bag, idf) >= conflict_min
             slot = semantic_slot(row.slot) and it.slot == row.slot
             if (
-                (slot and same_family(it.type, row.type))
+                # A question on the subject ("any allergies to flag?") asks, it does
+                # not restate: it overrides nothing unless it says something else.
+                (slot and same_family(it.type, row.type) and not is_question(it.value))
                 or (about and _differs(row.value, it.value))
                 or (rules and _other_choice(row.value, it.value))
             ):

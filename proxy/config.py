@@ -61,7 +61,7 @@ class LongTermSettings(LongTermParams):
     # (None: lexical only). Items are embedded when consolidated, the input when a
     # request is assembled; on an error or past the timeout, retrieval is lexical.
     embedding_model: str | None = None
-    embedding_timeout_s: float = Field(default=2.0, gt=0, le=60)
+    embedding_timeout_s: float = Field(default=1.0, gt=0, le=60)
 
 
 class MemorySettings(_Strict):

@@ -156,7 +156,7 @@ class LongTermMemory:
         queue_size: int = 1000,
         embed: Embed | None = None,
         embedding_model: str | None = None,
-        embedding_timeout_s: float = 2.0,
+        embedding_timeout_s: float = 1.0,
     ) -> None:
         self.store = store
         self.params = params
@@ -301,7 +301,9 @@ class LongTermMemory:
         )
         if self.embed is not None and text.strip() and embedded:
             ordinal = tail[-1].ordinal if tail else 0
-            found = await self._embed([text], "embedding:input", ordinal, calls or [])
+            found = await self._embed(
+                [text], "embedding:input", ordinal, calls if calls is not None else []
+            )
             vector = found[0] if found else None
         query = BackfillQuery(
             text=text,

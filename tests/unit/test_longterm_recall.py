@@ -173,3 +173,13 @@ def test_rows_of_other_conversations_and_operator_values_are_untouched() -> None
     changed, deleted = forget_session([elsewhere, operator], "A")
     assert deleted == []
     assert [(r.value, r.first_session_id) for r in changed] == [("Fragile boxes go last.", "")]
+
+
+def test_a_question_on_the_subject_overrides_nothing() -> None:
+    nuts = row("n1", "Peanut allergy: keep peanuts out of every recipe.", type_="constraint",
+               slot="allergy")  # fmt: skip
+    ask = "Does my peanut allergy matter for the satay sauce?"
+    assert [i.slot for i in current(ask)] == ["allergy"]  # the same slot as the rule
+    out = plan([nuts], ask, items=current(ask))
+    assert out.item_ids == ["n1"]
+    assert out.conflicts == {}
