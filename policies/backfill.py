@@ -206,7 +206,7 @@ def _relevance(
             score, why = p.min_score, f"applies to every conversation ({row.slot})"
         kinds = shared_kinds(row.value, q.text) if row.kind in _CHOOSING else []
         if kinds and score < p.min_score:
-            score, why = p.min_score, f"the input names another {kinds[0]}"
+            score, why = p.min_score, f"a {kinds[0]} the input names"
         out.append((row, score, why))
     return out
 
@@ -295,6 +295,17 @@ def _conflicts(
     return found
 
 
+def _said_now(q: BackfillQuery) -> list[MemoryItem]:
+    """The current input as a request of this conversation, when no item holds it:
+    the extractor keeps nothing of "这单用韵达寄吧" after another request, yet it is
+    what the user says now, and it wins over any long-term rule."""
+    text = q.text.strip()
+    if not text or any(normalize(it.value) == normalize(text) for it in q.items):
+        return []
+    latest = max((it.source_ordinal for it in q.items), default=0)
+    return [MemoryItem("input", "goal", "input", text, "user", latest + 1)]
+
+
 def plan_backfill(
     rows: Sequence[LongTermItem],
     q: BackfillQuery,
@@ -337,7 +348,7 @@ def plan_backfill(
             continue
         selected.append(row)
         reasons[row.id] = (score, f"relevant to {why} ({score:.2f})")
-    others = _conflicts(selected, current, idf, p.conflict_min)
+    others = _conflicts(selected, [*current, *_said_now(q)], idf, p.conflict_min)
     out.conflicts = {row_id: it.value for row_id, it in others.items()}
     lines: list[Line] = []
     for rank, row in enumerate(selected):

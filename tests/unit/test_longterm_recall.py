@@ -183,3 +183,12 @@ def test_a_question_on_the_subject_overrides_nothing() -> None:
     out = plan([nuts], ask, items=current(ask))
     assert out.item_ids == ["n1"]
     assert out.conflicts == {}
+
+
+def test_the_input_wins_even_when_no_item_holds_it() -> None:
+    courier = row("c3", "快递一律走中通。")
+    now = "这次用极兔寄吧"
+    items, _ = fold_messages([("user", "想买点洗衣液和纸巾。"), ("user", now)], "")
+    assert all(it.value != now for it in items)  # the extractor kept nothing of it
+    out = plan([courier], now, items=items)
+    assert out.conflicts == {"c3": now}
