@@ -26,6 +26,7 @@ late it does not cut the cached prompt prefix.
 from __future__ import annotations
 
 import math
+import operator
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -129,20 +130,26 @@ def _user_live(items: Sequence[MemoryItem]) -> list[MemoryItem]:
     return [it for it in items if it.status in _LIVE and it.source == "user"]
 
 
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    """Cosine similarity (0 for vectors of other sizes, or zero vectors)."""
+def _norm(v: Sequence[float]) -> float:
+    return math.sqrt(sum(map(operator.mul, v, v)))
+
+
+def cosine(a: Sequence[float], b: Sequence[float], a_norm: float | None = None) -> float:
+    """Cosine similarity (0 for vectors of other sizes, or zero vectors). On the
+    request path for every embedded row: `map(operator.mul)` is ~4x `fsum`'s speed."""
     if len(a) != len(b):
         return 0.0
-    norm = math.sqrt(math.fsum(x * x for x in a) * math.fsum(y * y for y in b))
-    return math.fsum(map(float.__mul__, a, b)) / norm if norm else 0.0
+    norm = (_norm(a) if a_norm is None else a_norm) * _norm(b)
+    return sum(map(operator.mul, a, b)) / norm if norm else 0.0
 
 
 def similarities(rows: Sequence[LongTermItem], q: BackfillQuery) -> dict[str, float]:
     """Row id -> cosine with the input, for rows embedded by the input's model."""
     if q.vector is None:
         return {}
+    q_norm = _norm(q.vector)
     return {
-        r.id: cosine(q.vector, r.embedding)
+        r.id: cosine(q.vector, r.embedding, q_norm)
         for r in rows
         if r.embedding is not None and r.embedding_model == q.vector_model
     }
