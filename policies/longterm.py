@@ -117,7 +117,7 @@ class LongTermItem:
     # Deleting a conversation takes back what it alone said (`forget_session`).
     value_sessions: list[str] = field(default_factory=list)
     # The value's vector and the model that made it (None: lexical retrieval only).
-    embedding: tuple[float, ...] | None = None
+    embedding: Sequence[float] | None = None
     embedding_model: str | None = None
 
 

@@ -29,12 +29,13 @@ def pack_vector(vector: Sequence[float] | None) -> str | None:
     return base64.b64encode(array("f", vector).tobytes()).decode("ascii")
 
 
-def unpack_vector(text: str | None) -> tuple[float, ...] | None:
+def unpack_vector(text: str | None) -> Sequence[float] | None:
+    """The stored vector as a float32 array: no per-element conversion on load."""
     if not text:
         return None
     values = array("f")
     values.frombytes(base64.b64decode(text))
-    return tuple(values)
+    return values
 
 
 def long_term_to_row(tenant_id: str, user_id: str, item: LongTermItem) -> dict[str, Any]:
