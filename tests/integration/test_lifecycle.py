@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from proxy.records import prefix_share
 from proxy.store import schema as t
+from proxy.tokens import TokenCounter
 
 SYSTEM = {"role": "system", "content": "You are a helpful planning assistant."}
 FILLER = (
@@ -72,7 +73,7 @@ async def test_compaction_is_stepwise_and_prompts_grow_between_compactions(proxy
             cut -= 1
         assert now[:cut] == before[:cut]
         assert now[cut] == before[-1]
-        assert cur["prefix_share"] >= prefix_share(before[:cut], now) - 1e-9
+        assert cur["prefix_share"] >= prefix_share(before[:cut], now, TokenCounter()) - 1e-9
         assert cur["prefix_share"] > 0.5
         grew += 1
     assert grew >= 2
