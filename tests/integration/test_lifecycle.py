@@ -74,7 +74,9 @@ async def test_compaction_is_stepwise_and_prompts_grow_between_compactions(proxy
         assert now[:cut] == before[:cut]
         assert now[cut] == before[-1]
         assert cur["prefix_share"] >= prefix_share(before[:cut], now, TokenCounter()) - 1e-9
-        assert cur["prefix_share"] > 0.5
+        # Not more: the late sections (recall may take 0.4 of the history budget)
+        # and the new turns are outside the repeated prefix.
+        assert cur["prefix_share"] > 0.35
         grew += 1
     assert grew >= 2
 
