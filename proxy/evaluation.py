@@ -15,6 +15,7 @@ import socket
 import tempfile
 import unicodedata
 from collections import defaultdict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,8 @@ class ScenarioResult:
     # leading messages (the request records' `prefix_share`; first request excluded).
     prefix_share: float = 0.0
     errors: int = 0
+    # The request records of the replay, in order (`memproxy inspect ID`).
+    request_ids: list[str] = field(default_factory=list)
 
 
 def score_final(
@@ -188,6 +191,7 @@ async def _replay(
     result.mean_ratio = sum(ratios) / len(ratios) if ratios else 0.0
     result.mean_tokens = sum(tokens) / len(tokens) if tokens else 0.0
     result.prefix_share = await _mean_prefix_share(app, request_ids)
+    result.request_ids = request_ids
     return result
 
 
@@ -203,6 +207,16 @@ async def _mean_prefix_share(app: Any, request_ids: list[str]) -> float:
         if row is not None and row["prefix_share"] is not None:
             shares.append(float(row["prefix_share"]))
     return sum(shares) / len(shares) if shares else 0.0
+
+
+async def _records(app: Any, request_ids: list[str]) -> list[dict[str, Any]]:
+    store = app.state.services.store
+    rows = []
+    for request_id in request_ids:
+        row = await store.get_request(request_id) if request_id else None
+        if row is not None:
+            rows.append({**row, "record": json.loads(row["record_json"])})
+    return rows
 
 
 def _free_socket() -> socket.socket:
@@ -222,8 +236,15 @@ def load_scenarios(directory: Path) -> list[Scenario]:
 
 
 async def run_eval(
-    directory: Path, *, mode: str = "managed", policy: str | None = None, progress: bool = False
+    directory: Path,
+    *,
+    mode: str = "managed",
+    policy: str | None = None,
+    progress: bool = False,
+    on_records: Callable[[Scenario, list[dict[str, Any]]], None] | None = None,
 ) -> dict[str, Any]:
+    """Replay every scenario in `directory` and score it; `on_records` gets each
+    scenario's request rows (record parsed) for analyses beyond the scores."""
     scenarios = load_scenarios(directory)
     counter = TokenCounter("cl100k_base")
     results: list[ScenarioResult] = []
@@ -259,6 +280,8 @@ async def run_eval(
                     results.append(
                         await _replay(client, stub, scenario, counter, mode, policy, app)
                     )
+                    if on_records is not None:
+                        on_records(scenario, await _records(app, results[-1].request_ids))
         finally:
             server.should_exit = True
             await serving

@@ -93,6 +93,13 @@ def percent(part: int, whole: int) -> str:
     return f"{100 * part / whole:.0f}%" if whole else "–"
 
 
+def prefix_text(share: float | None) -> str:
+    """The recorded prefix share: what of this prompt repeats the previous one's start."""
+    if share is None:
+        return "- (first request of the session)"
+    return f"{100 * share:.0f}% of the tokens repeat the previous request's prompt"
+
+
 # --- logs ------------------------------------------------------------------------------
 
 
@@ -284,6 +291,7 @@ def request_view(row: dict[str, Any], record: dict[str, Any]) -> Group:
         ("model · status", f"{row['model']} · {row['status']}"),
         ("tokens", f"raw {raw} → forwarded {sent} ({percent(sent, raw)} of raw)"),
         ("budget", str(row["budget"]) if row["budget"] is not None else "-"),
+        ("prefix share", prefix_text(row.get("prefix_share"))),
         ("latency", f"{latency:.0f} ms (proxy {row['proxy_ms'] or 0:.1f} ms)"),
     ):
         facts.add_row(name, Text(value))

@@ -811,7 +811,9 @@ class Pipeline:
             budget=prepared.budget,
             raw_tokens=prepared.raw_tokens,
             context_tokens=prepared.context_tokens,
-            prefix_share=prefix_share(*prepared.prefix_of) if prepared.prefix_of else None,
+            prefix_share=(
+                prefix_share(*prepared.prefix_of, prepared.counter) if prepared.prefix_of else None
+            ),
             proxy_ms=prepared.proxy_ms,
             upstream_ms=outcome.upstream_ms,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,19 +52,58 @@ def context_record(ctx: AssembledContext | None) -> dict[str, Any] | None:
     }
 
 
-def prefix_share(previous: list[dict[str, Any]] | None, current: list[dict[str, Any]]) -> float:
-    """Share of `current` (by serialized size) that repeats `previous`'s leading messages.
+def serialised(message: dict[str, Any]) -> str:
+    """A message as a provider lays it out in the prompt: role, then content, then
+    tool calls (the exact chat template differs by provider; what matters for a
+    prefix is that the same message always gives the same text, in order)."""
+    content = message.get("content")
+    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    calls = message.get("tool_calls")
+    if calls:
+        text += json.dumps(calls, ensure_ascii=False, sort_keys=True)
+    return f"<{message.get('role', '')}>{text}</>"
 
-    Providers discount a repeated prompt prefix; this measures how much of each
-    request could be served from that cache.
+
+def _common_chars(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n  # a[:lo] == b[:lo], a[:hi] != b[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def prefix_share(
+    previous: list[dict[str, Any]] | None,
+    current: list[dict[str, Any]],
+    count: Callable[[str], int],
+) -> float:
+    """Share of `current`'s tokens that are a byte-identical prefix of `previous`.
+
+    Providers discount a repeated prompt prefix, counted in tokens of the
+    serialised prompt (OpenAI: the longest matching prefix); this measures how
+    much of each request could be served from that cache. Whole matching
+    messages are counted with `count` (cached per text); in the first message
+    that differs, the common leading text is counted too.
     """
     if not previous or not current:
         return 0.0
-    sizes = [len(json.dumps(m, ensure_ascii=False)) for m in current]
-    same = 0
-    for a, b, size in zip(previous, current, sizes, strict=False):
-        if a != b:
-            break
-        same += size
+    texts = [serialised(m) for m in current]
+    sizes = [count(t) for t in texts]
     total = sum(sizes)
-    return same / total if total else 0.0
+    if not total:
+        return 0.0
+    same = 0
+    for i, (before, text) in enumerate(zip(previous, texts, strict=False)):
+        prior = serialised(before)
+        if prior == text:
+            same += sizes[i]
+            continue
+        same += count(text[: _common_chars(prior, text)])
+        break
+    return min(1.0, same / total)

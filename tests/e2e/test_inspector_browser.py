@@ -145,6 +145,9 @@ def test_inspector_shows_a_real_requests_context(served: str) -> None:
             assert page.inner_text("#raw-tokens") == str(row["raw_tokens"])
             assert page.inner_text("#forwarded-tokens") == str(row["context_tokens"])
             assert page.inner_text("#fact-request") == data["request"]
+            share = row["prefix_share"]
+            expected = "-" if share is None else f"{round(100 * share)}% repeats the previous"
+            assert expected in page.inner_text("#fact-prefix")
             forwarded = page.locator("#forwarded-side .msg")
             assert forwarded.count() == len(record["forwarded"])
             assert "450 euros" in page.inner_text("#forwarded-side")

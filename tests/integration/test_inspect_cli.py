@@ -97,6 +97,13 @@ async def test_inspect_shows_sections_candidates_and_messages(
     assert request_id in out
     assert f"raw {row['raw_tokens']} → forwarded {row['context_tokens']}" in out
     assert f"Sections: {managed['tokens']} / 300 tokens" in out
+    second = await proxy.services.store.get_request(
+        recorded["second"].headers["X-Memory-Request-Id"]
+    )
+    assert second["prefix_share"] is not None
+    assert await show_request(proxy.services.settings, second["id"]) == 0
+    share = f"{100 * second['prefix_share']:.0f}% of the tokens repeat"
+    assert share in capsys.readouterr().out
     for section in managed["sections"]:
         if section["tokens"]:
             assert f"{section['name']} {section['tokens']} ({section['count']})" in out

@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from proxy.records import prefix_share
 from proxy.store import schema as t
+from proxy.tokens import TokenCounter
 
 SYSTEM = {"role": "system", "content": "You are a helpful planning assistant."}
 FILLER = (
@@ -72,8 +73,10 @@ async def test_compaction_is_stepwise_and_prompts_grow_between_compactions(proxy
             cut -= 1
         assert now[:cut] == before[:cut]
         assert now[cut] == before[-1]
-        assert cur["prefix_share"] >= prefix_share(before[:cut], now) - 1e-9
-        assert cur["prefix_share"] > 0.5
+        assert cur["prefix_share"] >= prefix_share(before[:cut], now, TokenCounter()) - 1e-9
+        # Not more: the late sections (recall may take 0.4 of the history budget)
+        # and the new turns are outside the repeated prefix.
+        assert cur["prefix_share"] > 0.35
         grew += 1
     assert grew >= 2
 
