@@ -399,6 +399,7 @@ def _layered(inp: AssemblyInput, p: _LayeredParams, full: FullParams | None) -> 
             min(room, share + int(history_budget * full.memory_borrow_share)),
             int(history_budget * full.delta_share),
             full,
+            int(history_budget * full.incidental_share),
         )
         borrowed = max(0, plan.stable.tokens - share)
         room -= plan.stable.tokens + plan.delta.tokens

@@ -34,6 +34,7 @@ from policies.scoring import (
     score_item,
 )
 from policies.staleness import StaleFilter
+from policies.standing import cap_incidental
 from policies.summary import Shown, fit_chunks
 from policies.types import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -175,8 +176,11 @@ def _tier_reason(tier: Tier) -> tuple[Decision, str]:
     return "dropped", "forgetting: archived"
 
 
-def _rebuild(q: MemoryQuery, cap: int, p: FullParams) -> tuple[MemoryLayout, tuple[str, ...]]:
-    """Lay the block out anew: grade, pick anchors, rank, fit in `cap`.
+def _rebuild(
+    q: MemoryQuery, cap: int, incidental_cap: int, p: FullParams
+) -> tuple[MemoryLayout, tuple[str, ...]]:
+    """Lay the block out anew: grade, pick anchors, rank, fit in `cap`, the
+    incidental items (`policies.standing`) within `incidental_cap` of it.
 
     Returns the layout and the forgotten items it brought back because the
     input mentions them. Scores here leave out
@@ -213,6 +217,13 @@ def _rebuild(q: MemoryQuery, cap: int, p: FullParams) -> tuple[MemoryLayout, tup
         for it in rank_items(group, scores)
         for text in (render_item_line(it),)
     ]
+    by_id = {it.id: it for it in eligible}
+    lines = [ln for ln in lines if ln.section == "anchors"] + cap_incidental(
+        [ln for ln in lines if ln.section != "anchors"],
+        lambda ln: by_id[ln.key],
+        lambda ln: ln.tokens,
+        incidental_cap,
+    )
     entities = entity_line([it for it in live if tiers.get(it.id) == "discardable"])
     if entities:
         lines.append(Line(_ENTITY_KEY, entities, q.count(entities), (2, 0, ""), "working_memory"))
@@ -385,6 +396,7 @@ def plan_memory(
     memory_cap: int,
     delta_cap: int,
     p: FullParams,
+    incidental_cap: int | None = None,
 ) -> MemoryPlan:
     """The working-memory block and its delta, reusing `layout` when it still holds.
 
@@ -410,7 +422,8 @@ def plan_memory(
                     known_ids=layout.known_ids - set(back),
                 )
             return MemoryPlan(stable, delta, candidates, layout, False, back)
-    layout, back = _rebuild(q, memory_cap, p)
+    incidental = memory_cap if incidental_cap is None else min(memory_cap, incidental_cap)
+    layout, back = _rebuild(q, memory_cap, incidental, p)
     stable = _stable(layout, by_id, q, p)
     delta, more, _ = _delta(layout, q, delta_cap, p)
     candidates = _account(q, layout, delta, p)

@@ -90,6 +90,10 @@ class FullParams(_LayeredParams):
     # On the fresh2 held-out set (budgets of ~20% of the conversation) the
     # block held 7 of 15 items at 0.4.
     memory_borrow_share: float = Field(default=0.3, ge=0, le=1)
+    # Of the block, what incidental items (plain facts and preferences with no
+    # value in them: `policies.standing`) may take; rules and values do not
+    # count against it.
+    incidental_share: float = Field(default=0.1, ge=0, le=1)
     # Items added since the memory block was laid out, shown late; when they
     # outgrow this share the block is laid out again with them in it.
     delta_share: float = Field(default=0.1, ge=0, le=1)
