@@ -278,7 +278,9 @@ def test_user_items_placed_before_inferred_ones() -> None:
     needed = count(MEMORY_HEADER) + 4 + sum(count(render_item_line(u)) + 1 for u in users)
     mandatory = sum(message_tokens(m, count) for m in (messages[0], messages[-1]))
     inp = make_input(messages, mandatory + int(needed / 0.4) + 1, items=[inferred, *users])
-    ctx = FullAssembler().assemble(inp)
+    # Plain facts have a smaller share of their own (`incidental_share`); here
+    # they may take the block's whole share, which is what is under test.
+    ctx = FullAssembler(FullParams.model_validate({"incidental_share": 0.4})).assemble(inp)
     assert "inf" not in ctx.used_item_ids
     assert set(ctx.used_item_ids) == {"u0", "u1", "u2"}
 
