@@ -24,6 +24,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
+from proxy.store.faults import pg_connect_args
+
 log = logging.getLogger("memproxy.locks")
 
 _TRY = text("SELECT pg_try_advisory_lock(:k)")
@@ -40,8 +42,10 @@ class AdvisoryLocks:
     # Lock operations on one connection run one after another (a round trip
     # each, two per request and lock): a few connections let concurrent
     # requests take and give back their locks in parallel.
-    def __init__(self, url: str, connections: int = 4) -> None:
-        self._engine: AsyncEngine = create_async_engine(url, poolclass=NullPool)
+    def __init__(self, url: str, timeout_s: float = 5.0, connections: int = 4) -> None:
+        self._engine: AsyncEngine = create_async_engine(
+            url, poolclass=NullPool, connect_args=pg_connect_args(timeout_s)
+        )
         self._conns: list[AsyncConnection | None] = [None] * connections
         self._guards = [asyncio.Lock() for _ in range(connections)]
         self._pending: set[asyncio.Task[bool]] = set()

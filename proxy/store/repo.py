@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
 import time
 from collections import OrderedDict
@@ -25,9 +26,14 @@ from sqlalchemy.pool import ConnectionPoolEntry
 from policies.longterm import LongTermItem, LongTermVersion
 from policies.types import ItemVersion, MemoryItem, MemoryLayout, SummaryChunk, SummaryLine
 from proxy.store import schema as t
-from proxy.store.faults import StoreBusy, store_fault
+from proxy.store.faults import StoreBusy, StoreUnavailable, pg_connect_args, store_fault
 from proxy.store.locks import AdvisoryLocks
 from proxy.store.migrations import apply_migrations
+
+log = logging.getLogger("memproxy.store")
+
+# An unreachable store is tried again on use, at most this often.
+_RETRY_S = 1.0
 
 # Sessions whose version this process remembers; one forgotten is simply
 # treated as changed elsewhere (its caches are dropped: safe, one reload).
@@ -242,9 +248,45 @@ class Store:
         self._stale_listeners: list[Callable[[str], None]] = []
         self.timeout_s = timeout_s
         self._last_commit = self._last_fault = 0.0  # time.monotonic() of each
+        # Reachable and migrated. A store that is not (a directory not created
+        # yet, PostgreSQL still starting) is retried on use, at most once per
+        # `_RETRY_S`; until then every use fails fast with `StoreUnavailable`.
+        self.ready = False
+        self.unavailable_reason: str | None = None
+        self._ready_lock = asyncio.Lock()
+        self._next_attempt = 0.0
+
+    async def ensure_ready(self) -> None:
+        """Connect and migrate if not done yet; `StoreUnavailable` if that fails."""
+        if self.ready:
+            return
+        async with self._ready_lock:
+            if self.ready:
+                return
+            if time.monotonic() < self._next_attempt:
+                raise StoreUnavailable(self.unavailable_reason or "not reachable yet")
+            try:
+                async with asyncio.timeout(2 * self.timeout_s):
+                    async with self.engine.begin() as conn:
+                        await apply_migrations(conn)
+            except Exception as exc:
+                reason = store_fault(exc)
+                if reason is None:
+                    raise
+                self.unavailable_reason = reason
+                self._next_attempt = time.monotonic() + _RETRY_S
+                raise StoreUnavailable(reason) from None
+            self.ready, self.unavailable_reason = True, None
+
+    @asynccontextmanager
+    async def _connect(self) -> AsyncIterator[AsyncConnection]:
+        await self.ensure_ready()
+        async with self.engine.connect() as conn:
+            yield conn
 
     @asynccontextmanager
     async def _begin(self) -> AsyncIterator[AsyncConnection]:
+        await self.ensure_ready()
         if self._write_lock is None:
             async with self.engine.begin() as conn:
                 yield conn
@@ -288,8 +330,13 @@ class Store:
             raise
 
     @classmethod
-    async def open(cls, url: str, *, timeout_s: float = 5.0) -> Store:
-        """`timeout_s` bounds every store wait (`memory.store_timeout_s`)."""
+    async def open(cls, url: str, *, timeout_s: float = 5.0, require: bool = True) -> Store:
+        """`timeout_s` bounds every store wait (`memory.store_timeout_s`).
+
+        `require=False` (the server): an unreachable database does not stop
+        start-up; the store stays unavailable, and is retried on use, until
+        it answers. Tools that need the data (`memproxy inspect`) require it.
+        """
         kwargs: dict[str, Any] = {}
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"timeout": timeout_s}
@@ -297,15 +344,26 @@ class Store:
             # A request holds a connection only per query (the long-held session
             # locks have connections of their own, see `locks.py`). Recycling
             # stays ahead of proxies or firewalls that drop idle connections.
-            kwargs.update(pool_size=10, max_overflow=10, pool_recycle=1800)
+            kwargs.update(
+                pool_size=10,
+                max_overflow=10,
+                pool_recycle=1800,
+                pool_timeout=timeout_s,
+                connect_args=pg_connect_args(timeout_s),
+            )
         engine = create_async_engine(url, **kwargs)
         if engine.dialect.name == "sqlite":
             sync_engine: Engine = engine.sync_engine
             event.listen(sync_engine, "connect", _sqlite_pragmas(int(timeout_s * 1000)))
-        locks = AdvisoryLocks(url) if engine.dialect.name == "postgresql" else None
+        locks = AdvisoryLocks(url, timeout_s) if engine.dialect.name == "postgresql" else None
         store = cls(engine, locks, timeout_s)
-        async with engine.begin() as conn:
-            await apply_migrations(conn)
+        try:
+            await store.ensure_ready()
+        except StoreUnavailable as exc:
+            if require:
+                await store.close()
+                raise
+            log.warning("memory store unavailable at start-up (%s); retried on use", exc)
         return store
 
     async def close(self) -> None:
@@ -340,7 +398,7 @@ class Store:
         """
         if not self.shared:
             return
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             version = await conn.scalar(
                 select(t.sessions.c.version).where(t.sessions.c.id == session_id)
             )
@@ -373,7 +431,7 @@ class Store:
         return _without_nul(rows) if self.shared else rows
 
     async def ping(self) -> None:
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             await conn.execute(select(1))
 
     # --- sessions -----------------------------------------------------------------
@@ -394,14 +452,14 @@ class Store:
                 await conn.execute(insert(t.tenants).values(id=tenant_id, created_at=time.time()))
 
     async def get_session(self, session_id: str) -> SessionRow | None:
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             row = (
                 await conn.execute(select(t.sessions).where(t.sessions.c.id == session_id))
             ).first()
         return _session_from_row(row) if row else None
 
     async def find_external_session(self, tenant_id: str, external_id: str) -> SessionRow | None:
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             row = (
                 await conn.execute(
                     select(t.sessions).where(
@@ -416,7 +474,7 @@ class Store:
         query = select(t.sessions).order_by(t.sessions.c.updated_at.desc()).limit(limit)
         if tenant_id is not None:
             query = query.where(t.sessions.c.tenant_id == tenant_id)
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (await conn.execute(query)).all()
         return [_session_from_row(r) for r in rows]
 
@@ -439,7 +497,7 @@ class Store:
         # longest shared prefix. Chunks (driver parameter limits) are tried from the end.
         for end in range(len(chain), 0, -900):
             part = list(chain[max(0, end - 900) : end])
-            async with self.engine.connect() as conn:
+            async with self._connect() as conn:
                 row = (await conn.execute(query.where(t.messages.c.chain_hash.in_(part)))).first()
             if row is not None:
                 return ChainMatch(row.session_id, row.ordinal + 1)
@@ -498,7 +556,7 @@ class Store:
         )
         if end is not None:
             query = query.where(t.messages.c.ordinal < end)
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (await conn.execute(query)).all()
         return [_message_from_row(r) for r in rows]
 
@@ -578,7 +636,7 @@ class Store:
     # --- memory items -------------------------------------------------------------
 
     async def load_items(self, session_id: str) -> list[MemoryItem]:
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (
                 await conn.execute(
                     select(t.memory_items)
@@ -610,7 +668,7 @@ class Store:
     # --- rolling summary ------------------------------------------------------------
 
     async def load_summary_chunks(self, session_id: str) -> list[SummaryChunk]:
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (
                 await conn.execute(
                     select(t.summaries)
@@ -652,7 +710,7 @@ class Store:
         chunks = [c for c in await self.load_summary_chunks(source_id) if c.upto <= upto]
         if not chunks:
             return
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (
                 await conn.execute(
                     select(
@@ -672,7 +730,7 @@ class Store:
             await self._bump(conn, session_id, layout_json=text)
 
     async def load_layout(self, session_id: str) -> MemoryLayout | None:
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             text = await conn.scalar(
                 select(t.sessions.c.layout_json).where(t.sessions.c.id == session_id)
             )
@@ -680,7 +738,7 @@ class Store:
 
     async def load_created_at(self, session_id: str) -> list[float]:
         """When each stored turn was written, by ordinal (dates of recalled turns)."""
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (
                 await conn.execute(
                     select(t.messages.c.created_at)
@@ -712,7 +770,7 @@ class Store:
         return int(result.rowcount or 0)
 
     async def get_request(self, request_id: str) -> dict[str, Any] | None:
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             row = (
                 await conn.execute(select(t.requests).where(t.requests.c.id == request_id))
             ).first()
@@ -734,7 +792,7 @@ class Store:
         if contains:
             pattern = f"%{_like_escape(contains)}%"
             query = query.where(t.requests.c.record_json.ilike(pattern, escape="\\"))
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (await conn.execute(query)).all()
         return [dict(r._mapping) for r in rows]
 
@@ -746,7 +804,7 @@ class Store:
 
     async def child_sessions(self, session_id: str) -> list[SessionRow]:
         """Sessions forked from `session_id` (an edited turn)."""
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (
                 await conn.execute(
                     select(t.sessions)
@@ -758,7 +816,7 @@ class Store:
 
     async def load_summary(self, session_id: str) -> dict[str, Any] | None:
         """The session's rolling summary: its chunks' texts joined, in order; None if none."""
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (
                 await conn.execute(
                     select(t.summaries)
@@ -838,7 +896,7 @@ class Store:
             t.requests.c.upstream_ms,
             cost.label("cost"),
         )
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (await conn.execute(query)).all()
         return [dict(r._mapping) for r in rows]
 
@@ -861,14 +919,14 @@ class Store:
             query = query.where(c.tenant_id == tenant_id)
         if active_only:
             query = query.where(c.status == "active")
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (await conn.execute(query)).all()
         return [long_term_from_row(r) for r in rows]
 
     async def long_term_tenants(self, user_id: str) -> list[str]:
         """Tenants in which a user has long-term items."""
         c = t.long_term_items.c
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = await conn.execute(
                 select(c.tenant_id).where(c.user_id == user_id).distinct().order_by(c.tenant_id)
             )
@@ -877,7 +935,7 @@ class Store:
     async def long_term_tenant(self, user_id: str, item_id: str) -> str | None:
         """The tenant a user's item belongs to (None: no such item of that user)."""
         c = t.long_term_items.c
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             found = await conn.scalar(
                 select(c.tenant_id).where(c.id == item_id, c.user_id == user_id)
             )
