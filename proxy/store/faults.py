@@ -31,9 +31,10 @@ class StoreUnavailable(Exception):
 # resources (53: disk full, too many connections), operator intervention (57:
 # terminated by an administrator, shutting down, starting up, statement timeout),
 # system errors (58: I/O), a read-only transaction (25006), a lock not granted
-# within `lock_timeout` (55P03).
+# within `lock_timeout` (55P03), a database not accepting connections (55000:
+# `ALLOW_CONNECTIONS false`, being dropped or restored).
 _PG_FAULT_CLASSES = ("08", "28", "3D", "53", "57", "58")
-_PG_FAULT_CODES = ("25006", "55P03")
+_PG_FAULT_CODES = ("25006", "55P03", "55000")
 
 
 def pg_connect_args(timeout_s: float) -> dict[str, Any]:
@@ -61,6 +62,10 @@ def store_fault(exc: BaseException) -> str | None:
     if isinstance(exc, OSError):
         # Raised by the driver while connecting: refused, reset, unknown host.
         return f"could not reach the store: {_first_line(exc)}"
+    if isinstance(exc, sa.DBAPIError) and exc.connection_invalidated:
+        # The driver's words vary with the moment the connection died (even
+        # "another operation is in progress"); what matters is that it did.
+        return "the store connection was lost"
     if isinstance(exc, sa.OperationalError | sa.InterfaceError) or type(exc) is sa.DatabaseError:
         return _first_line(getattr(exc, "orig", None) or exc)
     if isinstance(exc, sa.DBAPIError) and exc.orig is not None and _pg_fault(exc.orig):

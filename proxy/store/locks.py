@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+from collections.abc import Callable
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
@@ -49,23 +50,39 @@ class AdvisoryLocks:
         self._conns: list[AsyncConnection | None] = [None] * connections
         self._guards = [asyncio.Lock() for _ in range(connections)]
         self._pending: set[asyncio.Task[bool]] = set()
+        # Told when a lock connection fails: the store's pool may be hit too.
+        self.on_fault: Callable[[], None] | None = None
 
     async def _run(self, slot: int, statement: object, key: int) -> bool:
         async with self._guards[slot]:
-            conn = self._conns[slot]
+            kept = self._conns[slot] is not None
             try:
-                if conn is None:
-                    conn = await self._engine.connect()
-                    conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-                    self._conns[slot] = conn
-                return bool(await conn.scalar(statement, {"k": key}))  # type: ignore[call-overload]
-            except BaseException:
-                # A broken connection has lost its locks with it; start afresh.
-                self._conns[slot] = None
-                if conn is not None:
-                    with contextlib.suppress(Exception):
-                        await conn.close()
-                raise
+                return await self._once(slot, statement, key)
+            except Exception:
+                if not kept:
+                    raise
+                # The kept connection broke (its backend was terminated, the
+                # server restarted): its locks are gone with it, so a fresh
+                # connection is as good; one try, then the fault is the caller's.
+                return await self._once(slot, statement, key)
+
+    async def _once(self, slot: int, statement: object, key: int) -> bool:
+        conn = self._conns[slot]
+        try:
+            if conn is None:
+                conn = await self._engine.connect()
+                conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+                self._conns[slot] = conn
+            return bool(await conn.scalar(statement, {"k": key}))  # type: ignore[call-overload]
+        except BaseException as exc:
+            # A broken connection has lost its locks with it; start afresh.
+            self._conns[slot] = None
+            if self.on_fault is not None and isinstance(exc, Exception):
+                self.on_fault()
+            if conn is not None:
+                with contextlib.suppress(Exception):
+                    await conn.close()
+            raise
 
     def _slot(self, key: int) -> int:
         return key % len(self._conns)

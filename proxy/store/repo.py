@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import JSON, cast, delete, event, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
@@ -85,6 +86,10 @@ def _sqlite_pragmas(busy_ms: int) -> Any:
         cur.close()
 
     return apply
+
+
+def _note_birth(_dbapi_conn: Any, record: ConnectionPoolEntry) -> None:
+    record.info["born"] = time.monotonic()
 
 
 def _without_nul(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -281,14 +286,14 @@ class Store:
     @asynccontextmanager
     async def _connect(self) -> AsyncIterator[AsyncConnection]:
         await self.ensure_ready()
-        async with self.engine.connect() as conn:
+        async with self._noting_faults(), self.engine.connect() as conn:
             yield conn
 
     @asynccontextmanager
     async def _begin(self) -> AsyncIterator[AsyncConnection]:
         await self.ensure_ready()
         if self._write_lock is None:
-            async with self.engine.begin() as conn:
+            async with self._noting_faults(), self.engine.begin() as conn:
                 yield conn
             return
         await self._wait_for_write_lock(self._write_lock)
@@ -302,6 +307,40 @@ class Store:
             raise
         finally:
             self._write_lock.release()
+
+    @asynccontextmanager
+    async def _noting_faults(self) -> AsyncIterator[None]:
+        try:
+            yield
+        except Exception as exc:
+            if store_fault(exc) is not None:
+                self.note_fault()
+            raise
+
+    def note_fault(self) -> None:
+        """A store fault was seen: pooled connections older than now are suspect."""
+        self._last_fault = time.monotonic()
+
+    def _verify_on_checkout(self, dbapi_conn: Any, record: ConnectionPoolEntry, _: Any) -> None:
+        """PostgreSQL: a connection older than the last store fault is checked once.
+
+        It may be dead (its backend terminated, the server restarted) or
+        opened while the database was read-only, a state it keeps: the pool
+        replaces it (DisconnectionError) with a new one, so the first requests
+        after an outage do not fail on its leftovers. Costs nothing otherwise.
+        """
+        if record.info.get("born", 0.0) > self._last_fault:
+            return
+        try:
+            cursor = dbapi_conn.cursor()
+            cursor.execute("SHOW default_transaction_read_only")
+            read_only = cursor.fetchone()[0] == "on"
+            cursor.close()
+        except Exception:
+            raise DisconnectionError("connection lost in a store outage") from None
+        if read_only:
+            raise DisconnectionError("connection opened while the database was read-only")
+        record.info["born"] = time.monotonic()
 
     async def _wait_for_write_lock(self, lock: asyncio.Lock) -> None:
         """Queue for the write lock, in order, but not behind a failing store.
@@ -357,6 +396,11 @@ class Store:
             event.listen(sync_engine, "connect", _sqlite_pragmas(int(timeout_s * 1000)))
         locks = AdvisoryLocks(url, timeout_s) if engine.dialect.name == "postgresql" else None
         store = cls(engine, locks, timeout_s)
+        if engine.dialect.name == "postgresql":
+            event.listen(engine.sync_engine, "connect", _note_birth)
+            event.listen(engine.sync_engine, "checkout", store._verify_on_checkout)
+            if locks is not None:
+                locks.on_fault = store.note_fault
         try:
             await store.ensure_ready()
         except StoreUnavailable as exc:

@@ -19,9 +19,7 @@ SYSTEM = {"role": "system", "content": "You are a careful assistant."}
 
 @pytest.fixture
 async def secured(proxy_factory: Any) -> Any:
-    return await proxy_factory(
-        server={"api_keys": [CLIENT_KEY, OTHER_KEY], "admin_key": ADMIN_KEY}
-    )
+    return await proxy_factory(server={"api_keys": [CLIENT_KEY, OTHER_KEY], "admin_key": ADMIN_KEY})
 
 
 def as_client(key: str = CLIENT_KEY, **extra: str) -> dict[str, str]:
@@ -38,9 +36,7 @@ async def record_of(harness: Any, request_id: str) -> str:
     return json.dumps(resp.json(), ensure_ascii=False)
 
 
-async def test_records_and_logs_hold_no_key(
-    secured: Any, caplog: pytest.LogCaptureFixture
-) -> None:
+async def test_records_and_logs_hold_no_key(secured: Any, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG, logger="memproxy")
     messages = [
         SYSTEM,
@@ -62,9 +58,7 @@ async def test_records_and_logs_hold_no_key(
 async def test_an_upstream_error_never_echoes_the_provider_key(
     secured: Any, stub_upstream: Any
 ) -> None:
-    stub_upstream.inject(
-        Fault(status=401, message=f"Incorrect API key provided: {PROVIDER_KEY}.")
-    )
+    stub_upstream.inject(Fault(status=401, message=f"Incorrect API key provided: {PROVIDER_KEY}."))
     resp = await secured.chat([SYSTEM, {"role": "user", "content": "hi"}], headers=as_client())
     assert resp.status_code == 401
     body = resp.text
@@ -147,8 +141,11 @@ async def test_an_instruction_inside_a_tool_result_stays_data(
         if "ignore all previous" in item.value and item.type in ("directive", "constraint")
     ]
     # The next request's managed context does not present it as an instruction either.
-    follow = [*messages, {"role": "assistant", "content": "Done."},
-              {"role": "user", "content": "Thanks. Any rules I set so far?"}]
+    follow = [
+        *messages,
+        {"role": "assistant", "content": "Done."},
+        {"role": "user", "content": "Thanks. Any rules I set so far?"},
+    ]
     resp = await secured.chat(follow, headers=as_client(**{"X-Memory-Budget": "400"}))
     assert resp.status_code == 200
     sent = stub_upstream.received[-1].body["messages"]
