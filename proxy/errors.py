@@ -108,7 +108,7 @@ def install_error_handlers(app: FastAPI) -> None:
             headers={"Retry-After": "1"},
         )
 
-    for kind in (SQLAlchemyError, StoreBusy, StoreUnavailable, OSError):
+    for kind in (SQLAlchemyError, StoreBusy, StoreUnavailable):
         app.add_exception_handler(kind, _store_error)
 
     @app.exception_handler(Exception)

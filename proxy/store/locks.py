@@ -25,7 +25,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
-from proxy.store.faults import pg_connect_args
+from proxy.store.faults import StoreUnavailable, pg_connect_args, store_fault
 
 log = logging.getLogger("memproxy.locks")
 
@@ -82,6 +82,8 @@ class AdvisoryLocks:
             if conn is not None:
                 with contextlib.suppress(Exception):
                     await conn.close()
+            if isinstance(exc, OSError):  # the driver's raw socket error: the store's
+                raise StoreUnavailable(store_fault(exc) or "unreachable") from exc
             raise
 
     def _slot(self, key: int) -> int:

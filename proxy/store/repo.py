@@ -313,8 +313,12 @@ class Store:
         try:
             yield
         except Exception as exc:
-            if store_fault(exc) is not None:
+            reason = store_fault(exc)
+            if reason is not None:
                 self.note_fault()
+                if isinstance(exc, OSError):
+                    # The driver's raw socket error: named as the store's beyond here.
+                    raise StoreUnavailable(reason) from exc
             raise
 
     def note_fault(self) -> None:
