@@ -9,7 +9,11 @@ upstream (real HTTP through litellm, a temporary SQLite store); what the stub
 received is checked for the requirement. Each pair runs twice: with a user
 scope (`X-Memory-User`) and without one (the control: nothing may cross).
 Controls in the table: a conversation about something else gets nothing, and
-a conflicting request of the new conversation is shown as winning.
+a conflicting request of the new conversation is shown as winning (also when
+it shares no word with the rule: another courier). The `allergy` pair runs
+with the stub's embeddings endpoint as `memory.long_term.embedding_model`
+(character-trigram vectors: "allergic" ~ "allergies", no word shared) and,
+as its control, with lexical retrieval only, which cannot find it.
 A benchmark, not a test: it prints what happened at the given budget.
 """
 
@@ -59,12 +63,17 @@ FILLER_ZH = [
 ]
 
 
+ALLERGY = "I'm allergic to shellfish, so no shrimp or crab for me."
+ASK_ALLERGIES = "Any allergies I should flag to the restaurant?"
+
+
 @dataclass(frozen=True)
 class Scenario:
     name: str
     first: list[str]  # conversation 1: states the requirement
     second: list[str]  # conversation 2: the last turn is the request checked
     expect: str  # what the forwarded background must contain ("" = no background at all)
+    embeddings: bool = False  # retrieval with the stub's embeddings endpoint too
 
 
 SCENARIOS = [
@@ -98,6 +107,25 @@ SCENARIOS = [
         "this conversation: Use express shipping instead",
     ),
     Scenario(
+        "conflict-zh (no shared word)",
+        ["我经常在网上买日用品。", "以后快递都走中通。"],
+        ["想买点洗衣液和纸巾。", *FILLER_ZH, "这单用韵达寄吧。"],
+        "this conversation: 这单用韵达寄吧。",
+    ),
+    Scenario(
+        "allergy-en (embeddings)",
+        ["I'm hosting a dinner party next week.", ALLERGY],
+        ["We're eating out in Porto on Friday.", *FILLER_EN, ASK_ALLERGIES],
+        "allergic to shellfish",
+        embeddings=True,
+    ),
+    Scenario(
+        "allergy-en (lexical only)",
+        ["I'm hosting a dinner party next week.", ALLERGY],
+        ["We're eating out in Porto on Friday.", *FILLER_EN, ASK_ALLERGIES],
+        "",
+    ),
+    Scenario(
         "irrelevant-en",
         ["I'm planning a weekend in Lisbon next month.", "Always book non-smoking rooms for me."],
         ["I'm learning Python.", *FILLER_EN, "How do list comprehensions work?"],
@@ -126,9 +154,10 @@ async def converse(
 
 
 def background(stub: StubUpstream) -> str:
+    chat = [r for r in stub.received if r.path.endswith("/chat/completions")][-1]
     return "\n".join(
         str(m["content"])
-        for m in stub.received[-1].body["messages"]
+        for m in chat.body["messages"]
         if str(m.get("content", "")).startswith(BACKFILL_HEADER)
     )
 
@@ -136,21 +165,27 @@ def background(stub: StubUpstream) -> str:
 async def run_pair(
     stub: StubUpstream, tmp: Path, scenario: Scenario, budget: int, scoped: bool
 ) -> dict[str, Any]:
+    def entry(name: str, model: str) -> dict[str, Any]:
+        return {
+            "model_name": name,
+            "litellm_params": {"model": model, "api_base": stub.url, "api_key": "bench"},
+        }
+
+    long_term: dict[str, Any] = {}
+    if scenario.embeddings:
+        # The stub's vectors put unrelated texts near 0 (see `proxy.stub_upstream`).
+        long_term = {"embedding_model": "embedder", "embedding_min_similarity": 0.15}
+    db = tmp / f"{scenario.name.split()[0]}-{scenario.embeddings}-{scoped}.db"
     settings = settings_from_dict(
         {
             "model_list": [
-                {
-                    "model_name": "stub",
-                    "litellm_params": {
-                        "model": "openai/stub-model",
-                        "api_base": stub.url,
-                        "api_key": "bench",
-                    },
-                }
+                entry("stub", "openai/stub-model"),
+                entry("embedder", "openai/stub-embedding"),
             ],
             "memory": {
-                "database_url": f"sqlite+aiosqlite:///{tmp / f'{scenario.name}-{scoped}.db'}",
+                "database_url": f"sqlite+aiosqlite:///{db}",
                 "budget_tokens": budget,
+                "long_term": long_term,
             },
         },
         env={},
@@ -174,8 +209,14 @@ async def run_pair(
             for c in (record.get("managed") or {}).get("candidates", [])
             if c["kind"] == "longterm"
         ]
+        embedding_tokens = sum(
+            c["prompt_tokens"]
+            for c in record.get("policy_calls", [])
+            if c["policy"].startswith("embedding")
+        )
         return {
             "decisions": decisions,
+            "embedding_tokens": embedding_tokens,
             "raw": int(resp.headers["X-Memory-Raw-Tokens"]),
             "context": int(resp.headers["X-Memory-Context-Tokens"]),
             "block": block,
@@ -202,16 +243,17 @@ async def main() -> None:
         "long-term share 0.15 of the history budget\n"
     )
     print(
-        "| scenario | expected in conv. 2 | raw tokens | forwarded | with user scope | no scope |"
+        "| scenario | expected in conv. 2 | raw tokens | forwarded | embedding tokens "
+        "| with user scope: as expected | no scope |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     for scenario, scoped, control in rows:
         expected = scenario.expect or "(no background)"
         leaked = "none (ok)" if not control["block"] else "LEAKED"
         verdict = "yes" if scoped["ok"] else "NO"
         print(
             f"| {scenario.name} | {expected} | {scoped['raw']} | {scoped['context']} "
-            f"| {verdict} | {leaked} |"
+            f"| {scoped['embedding_tokens']} | {verdict} | {leaked} |"
         )
     print("\nWhat the upstream received as background, per scenario (with user scope):")
     for scenario, scoped, _ in rows:

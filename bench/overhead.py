@@ -84,6 +84,12 @@ def start_proxy(stub_url: str, tmp: Path, extra: dict[str, Any] | None = None) -
     raise SystemExit("memproxy did not start")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -143,9 +149,16 @@ def main() -> None:
                 time_plain(client, direct_url, body, {}, warm)
                 time_plain(client, proxy_url, proxy_body, headers, warm)
                 d_plain = time_plain(client, direct_url, body, {}, args.n)
+                cpu_start = cpu_seconds(proc.pid)
                 p_plain = time_plain(client, proxy_url, proxy_body, headers, args.n)
+                # Records are written after the response: let the last ones land.
+                time.sleep(0.5)
+                cpu_plain = (cpu_seconds(proc.pid) - cpu_start) / args.n * 1000
                 d_first, d_last = time_stream(client, direct_url, body, {}, args.n)
+                cpu_start = cpu_seconds(proc.pid)
                 p_first, p_last = time_stream(client, proxy_url, proxy_body, headers, args.n)
+                time.sleep(0.5)
+                cpu_stream = (cpu_seconds(proc.pid) - cpu_start) / args.n * 1000
         finally:
             proc.terminate()
             proc.wait(timeout=10)
@@ -170,6 +183,11 @@ def main() -> None:
             f"| {name} | {d50:.2f} | {p50:.2f} | {p50 - d50:.2f} | {d99:.2f} | {p99:.2f} "
             f"| {p99 - d99:.2f} |"
         )
+    # CPU time barely depends on what else the machine runs, unlike latency.
+    print(
+        f"proxy CPU per request (user + system, whole process): plain {cpu_plain:.2f} ms, "
+        f"streamed {cpu_stream:.2f} ms"
+    )
 
 
 if __name__ == "__main__":

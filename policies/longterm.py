@@ -79,6 +79,11 @@ class LongTermParams(BaseModel):
     conflict_min: float = Field(default=0.5, gt=0, le=1)
     # Users with more items than this are pre-filtered by BM25 before reranking.
     prefilter: int = Field(default=200, ge=10)
+    # With an embedding model: the cosine similarity (input vs item) from which an
+    # item is related by meaning; it then clears `min_score`, and ranks higher the
+    # closer it is. Each model has its own scale: OpenAI's text-embedding-3 models
+    # put unrelated sentences around 0.1-0.2; the stub's n-gram vectors around 0.
+    embedding_min_similarity: float = Field(default=0.35, gt=0, lt=1)
 
 
 @dataclass(slots=True)
@@ -108,6 +113,12 @@ class LongTermItem:
     status: LongTermStatus = "active"
     confirmations: int = 1  # conversations that stated it
     history: list[LongTermVersion] = field(default_factory=list)
+    # Conversations that stated the current value (empty: an operator wrote it).
+    # Deleting a conversation takes back what it alone said (`forget_session`).
+    value_sessions: list[str] = field(default_factory=list)
+    # The value's vector and the model that made it (None: lexical retrieval only).
+    embedding: Sequence[float] | None = None
+    embedding_model: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,10 +271,18 @@ def _target(pick: Pick, rows: Sequence[LongTermItem]) -> tuple[LongTermItem, boo
     return None
 
 
+def _copy(row: LongTermItem) -> LongTermItem:
+    return dataclasses.replace(
+        row, history=list(row.history), value_sessions=list(row.value_sessions)
+    )
+
+
 def _take_over(row: LongTermItem, pick: Pick, note: str) -> None:
     row.history.append(LongTermVersion(row.value, row.source_session_id, row.last_confirmed, note))
     row.value = pick.item.value
     row.type, row.slot, row.kind = pick.item.type, pick.item.slot, pick.kind
+    row.value_sessions = []  # `_restate` (always next) names the conversation
+    row.embedding = row.embedding_model = None  # the vector was of the old value
 
 
 def _restate(row: LongTermItem, pick: Pick, session_id: str, now: float) -> None:
@@ -271,6 +290,8 @@ def _restate(row: LongTermItem, pick: Pick, session_id: str, now: float) -> None
         row.confirmations += 1
     row.source_session_id, row.source_item_id = session_id, pick.item.id
     row.last_confirmed = now
+    if session_id not in row.value_sessions:
+        row.value_sessions.append(session_id)
 
 
 def merge_items(
@@ -287,7 +308,7 @@ def merge_items(
     `existing` is left untouched; `items` (the session's working memory, all
     statuses) lets a row follow its item when the user revised it later.
     """
-    rows = [dataclasses.replace(r, history=list(r.history)) for r in existing]
+    rows = [_copy(r) for r in existing]
     changed: dict[str, LongTermItem] = {}
     successor = {it.id: it.superseded_by for it in items if it.superseded_by}
 
@@ -320,6 +341,7 @@ def merge_items(
             if own.source_item_id != pick.item.id:
                 if own.value != pick.item.value:
                     _take_over(own, pick, "revised in the same conversation")
+                    own.value_sessions = [session_id]
                 own.source_item_id = pick.item.id
                 own.last_confirmed = now
                 changed[own.id] = own
@@ -355,6 +377,7 @@ def merge_items(
                 LongTermVersion(v, session_id, now, "earlier in the same conversation")
                 for v in pick.earlier
             ],
+            value_sessions=[session_id],
         )
         rows.append(row)
         changed[row.id] = row
@@ -374,7 +397,7 @@ def retire_revoked(
     rolled back with its turn), or a new user turn revokes them directly. Items revoked
     by this request's turns take part as decoys, so a revocation meant for them does
     not retire a similar long-term rule."""
-    rows = [dataclasses.replace(r, history=list(r.history)) for r in existing]
+    rows = [_copy(r) for r in existing]
     active = {r.id: r for r in rows if r.status == "active"}
     revoked_here = {it.id: it for it in items if it.status == "revoked"}
     present = {it.id for it in items}
@@ -414,3 +437,45 @@ def retire_revoked(
         row.status = "revoked"
         out.append(row)
     return out
+
+
+def forget_session(
+    rows: Sequence[LongTermItem], session_id: str
+) -> tuple[list[LongTermItem], list[str]]:
+    """What deleting conversation `session_id` takes back: (rows changed, row ids deleted).
+
+    A value only that conversation stated goes: the row falls back to its latest
+    earlier value from another conversation, or is deleted when there is none.
+    A value other conversations stated too stays, without this one among its
+    sources; earlier values it gave leave the history. A row an operator wrote
+    (no stating conversation) keeps its value.
+    """
+    changed: list[LongTermItem] = []
+    deleted: list[str] = []
+    for original in rows:
+        row = _copy(original)
+        sessions = {row.first_session_id, row.source_session_id, *row.value_sessions}
+        sessions |= {v.session_id for v in row.history}
+        if session_id not in sessions:
+            continue
+        row.history = [v for v in row.history if v.session_id != session_id]
+        if session_id in row.value_sessions:
+            row.value_sessions.remove(session_id)
+            row.confirmations = max(1, row.confirmations - 1)
+            if not row.value_sessions:
+                if not row.history:
+                    deleted.append(row.id)
+                    continue
+                earlier = row.history.pop()
+                row.value, row.last_confirmed = earlier.value, earlier.at
+                row.value_sessions = [earlier.session_id]
+                row.embedding = row.embedding_model = None
+        stated = row.value_sessions or [v.session_id for v in row.history]
+        if row.source_session_id == session_id:
+            # Its working-memory item is gone with the conversation: no item to follow.
+            row.source_session_id = stated[-1] if stated else ""
+            row.source_item_id = ""
+        if row.first_session_id == session_id:
+            row.first_session_id = ([v.session_id for v in row.history] or stated or [""])[0]
+        changed.append(row)
+    return changed, deleted

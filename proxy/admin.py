@@ -175,7 +175,11 @@ def _apply_patch(item: MemoryItem, patch: ItemPatch, ordinal: int) -> None:
 async def delete_session(request: Request, session_id: str) -> dict[str, Any]:
     services = _services(request)
     await _session_or_404(services, session_id)
-    async with _session_turn(services, session_id):
+    longterm = services.pipeline.longterm
+    async with _session_turn(services, session_id), longterm.operator_change():
+        # What this conversation alone told the user's long-term memory goes with it
+        # (the store does that in the same transaction); its queued jobs are skipped.
+        longterm.forget_session(session_id)
         deleted = await services.store.delete_session(session_id)
         _forget(services, session_id)
     if not deleted:
@@ -196,7 +200,10 @@ class LongTermPatch(BaseModel):
 
 
 def _long_term_json(tenant_id: str, item: LongTermItem) -> dict[str, Any]:
-    return {"tenant_id": tenant_id, **dataclasses.asdict(item)}
+    data = {"tenant_id": tenant_id, **dataclasses.asdict(item)}
+    # The vector itself is of no use to a reader: say whether there is one, and whose.
+    data["embedding"] = item.embedding is not None
+    return data
 
 
 @router.get("/users/{user}/items")
@@ -238,6 +245,8 @@ async def patch_long_term(
         if patch.value is not None and patch.value != item.value:
             record("edited by operator")
             item.value = patch.value
+            item.value_sessions = []  # no conversation stated this value
+            item.embedding = item.embedding_model = None  # re-embedded by the next job
         if patch.status is not None and patch.status != item.status:
             record("revoked by operator" if patch.status == "revoked" else "restored by operator")
             item.status = patch.status

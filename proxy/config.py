@@ -57,6 +57,11 @@ class LongTermSettings(LongTermParams):
     read_timeout_s: float = Field(default=1.0, gt=0)
     # Consolidation jobs waiting for the background worker; beyond, jobs are dropped.
     queue_size: int = Field(default=1000, ge=1)
+    # Retrieval by meaning besides words: a model_list model_name serving embeddings
+    # (None: lexical only). Items are embedded when consolidated, the input when a
+    # request is assembled; on an error or past the timeout, retrieval is lexical.
+    embedding_model: str | None = None
+    embedding_timeout_s: float = Field(default=1.0, gt=0, le=60)
 
 
 class MemorySettings(_Strict):
@@ -87,6 +92,11 @@ class MemorySettings(_Strict):
     # Bound on every store wait: SQLite's busy timeout and the wait for the
     # write lock. A locked database costs a request at most about this long.
     store_timeout_s: float = Field(default=5.0, gt=0, le=300)
+    # Sessions whose turns, memory and layers each process keeps in memory
+    # (least recently used first out); the store has everything, a session
+    # that fell out is read back on its next request. This bounds the
+    # proxy's memory (`bench/vs_litellm.py --leak N` reports its RSS).
+    cache_sessions: int = Field(default=2000, ge=1, le=1_000_000)
 
     @model_validator(mode="after")
     def _llm_needs_model(self) -> MemorySettings:
@@ -156,6 +166,11 @@ class Settings(_Strict):
         name = self.memory.llm_model
         if name and self.find_model(name) is None and not self.server.allow_passthrough_models:
             raise ValueError(f"memory.llm_model: {name!r} is not a model_list model_name")
+        name = self.memory.long_term.embedding_model
+        if name and self.find_model(name) is None and not self.server.allow_passthrough_models:
+            raise ValueError(
+                f"memory.long_term.embedding_model: {name!r} is not a model_list model_name"
+            )
         return self
 
     @model_validator(mode="after")

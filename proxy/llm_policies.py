@@ -14,6 +14,7 @@ from policies.base import ExtractionPolicy
 from policies.llm import Complete, LLMExtractor, LLMReply, LLMSummarizer
 from policies.summary import RuleSummarizer
 from proxy.config import Settings
+from proxy.longterm import Embed, EmbeddingReply
 from proxy.upstream import Upstream
 
 
@@ -42,6 +43,20 @@ def make_completion(upstream: Upstream, settings: Settings) -> Complete:
         )
 
     return complete
+
+
+def make_embedder(upstream: Upstream, settings: Settings) -> Embed | None:
+    """`embed(texts) -> vectors` against `memory.long_term.embedding_model` (None: unset)."""
+    long_term = settings.memory.long_term
+    model = long_term.embedding_model
+    if not model:
+        return None
+
+    async def embed(texts: list[str]) -> EmbeddingReply:
+        done = await upstream.embed(model, texts, long_term.embedding_timeout_s)
+        return EmbeddingReply(done.vectors, done.prompt_tokens, done.cost)
+
+    return embed
 
 
 class LLMPolicies:

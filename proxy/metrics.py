@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 # Request latency buckets in seconds (proxy work + upstream).
@@ -102,3 +103,33 @@ class Metrics:
             out.append(f"memproxy_request_seconds_sum{_labels(mode=mode)} {hist.total:.6f}")
             out.append(f"memproxy_request_seconds_count{_labels(mode=mode)} {hist.n}")
         return "\n".join(out) + "\n"
+
+
+# `LongTermMemory.stats()` key -> (metric, type, help).
+_LONG_TERM = {
+    "queue_depth": (
+        "memproxy_long_term_queue_depth", "gauge", "Consolidation jobs waiting in the queue."
+    ),
+    "processed": (
+        "memproxy_long_term_consolidated_total", "counter", "Consolidation jobs merged."
+    ),
+    "failed": (
+        "memproxy_long_term_failed_total", "counter",
+        "Consolidation jobs that failed (logged; chat unaffected).",
+    ),
+    "dropped": (
+        "memproxy_long_term_dropped_total", "counter", "Consolidation jobs a full queue refused."
+    ),
+    "embedding_failures": (
+        "memproxy_long_term_embedding_failures_total", "counter",
+        "Embedding calls that failed or timed out (retrieval stayed lexical).",
+    ),
+}  # fmt: skip
+
+
+def render_long_term(stats: Mapping[str, int]) -> str:
+    """The long-term memory queue's figures, in the exposition format."""
+    out: list[str] = []
+    for key, (name, kind, help_text) in _LONG_TERM.items():
+        out += [f"# HELP {name} {help_text}", f"# TYPE {name} {kind}", f"{name} {stats[key]}"]
+    return "\n".join(out) + "\n"

@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,7 +42,7 @@ from proxy.conversation import (
 )
 from proxy.errors import ProxyError
 from proxy.lifecycle import Lifecycle, SessionLayers
-from proxy.llm_policies import LLMPolicies
+from proxy.llm_policies import LLMPolicies, make_embedder
 from proxy.longterm import ConsolidationJob, LongTermMemory, user_scope
 from proxy.memory_state import MemoryState
 from proxy.metrics import Metrics
@@ -183,19 +184,24 @@ class Pipeline:
         self.policies = policies
         self.request_log = request_log
         self.counters = TokenCounters()
-        self.memory = MemoryState(store)
-        self.lifecycle = Lifecycle(store)
+        cached = settings.memory.cache_sessions
+        self.memory = MemoryState(store, cache_sessions=cached)
+        self.lifecycle = Lifecycle(store, cache_sessions=cached)
         self.llm = LLMPolicies(upstream, settings)
         self.resolver = SessionResolver(store)
-        self.cache = ConversationCache()
+        self.cache = ConversationCache(max_sessions=cached)
         self.conversation_locks = KeyedLocks(store)
         self.queue = SessionQueue(store)
         # Another replica wrote to a session: forget our copies of it.
         store.on_stale(self.forget_cached)
         self.metrics = Metrics()
-        self.longterm = LongTermMemory.from_settings(store, settings.memory.long_term)
+        self.longterm = LongTermMemory.from_settings(
+            store, settings.memory.long_term, make_embedder(upstream, settings)
+        )
         self._background: set[asyncio.Task[Any]] = set()
-        self._last_forwarded: dict[str, list[dict[str, Any]]] = {}
+        # Each session's previous prompt, for the prefix share (LRU, like the caches).
+        self._last_forwarded: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
+        self._cache_sessions = cached
 
     # --- request entry ------------------------------------------------------------
 
@@ -402,6 +408,9 @@ class Pipeline:
                 prepared.context_tokens = managed.tokens
         prepared.prefix_of = (self._last_forwarded.get(session.id), prepared.forwarded)
         self._last_forwarded[session.id] = prepared.forwarded
+        self._last_forwarded.move_to_end(session.id)
+        if len(self._last_forwarded) > self._cache_sessions:
+            self._last_forwarded.popitem(last=False)
         prepared.proxy_ms = (time.perf_counter() - prepared.ctx.started) * 1000
 
     async def _assemble_managed(
@@ -421,6 +430,7 @@ class Pipeline:
             prepared.longterm = await self.longterm.backfill(
                 prepared.ctx.tenant_id, prepared.user, resolution.session.id,
                 [*prepared.system, *prepared.turns], items, prepared.budget, prepared.counter,
+                prepared.policy_calls,
             )  # fmt: skip
         managed = self._assemble(prepared, items, layers)
         while (
@@ -600,6 +610,7 @@ class Pipeline:
         task.add_done_callback(self._background.discard)
 
     async def _finish(self, prepared: Prepared, outcome: Outcome) -> None:
+        job: ConsolidationJob | None = None
         try:
             # A degraded answer is not in the store: no memory comes from it.
             stored = prepared.resolution is not None and not prepared.degraded
@@ -610,23 +621,31 @@ class Pipeline:
                 await self._refine_summary(prepared)
             if prepared.user is not None and stored and prepared.resolution is not None:
                 session_id = prepared.resolution.session.id
-                self.longterm.submit(
-                    ConsolidationJob(
-                        prepared.ctx.tenant_id, prepared.user, session_id,
-                        tuple(await self.memory.items(session_id)),
-                        tuple(prepared.turns), prepared.resolution.start,
-                    )
+                job = ConsolidationJob(
+                    prepared.ctx.tenant_id, prepared.user, session_id,
+                    tuple(await self.memory.items(session_id)),
+                    tuple(prepared.turns), prepared.resolution.start,
+                    vectors=self.longterm.new_job_vectors(),
                 )  # fmt: skip
+                # Queued now, in session order; its vectors follow (the worker waits).
+                if not self.longterm.submit(job):
+                    job = None
         except Exception:
             log.exception("post-response memory update failed")
             if prepared.session_id:
                 self.forget_cached(prepared.session_id)
         finally:
             prepared.release()
+        if job is not None and job.vectors is not None:
+            # After the release, so the session's next request does not wait for it;
+            # before the record, so the call is recorded with this request.
+            await self.longterm.embed_job(job, prepared.policy_calls)
         if outcome.cost is None and outcome.cost_source is not None:
             # litellm's cost lookup takes ~1 ms: done here, not before responding.
             outcome.cost = self.upstream.cost(outcome.cost_source)
             outcome.cost_source = None
+        if outcome.cost is None and outcome.cost_usage is not None:
+            outcome.cost = self.upstream.usage_cost(*outcome.cost_usage)
         compare = outcome.extra.pop("compare_task", None)
         if compare is not None:
             outcome.extra["compare"] = await compare

@@ -21,6 +21,7 @@ class Outcome:
     cost: float | None = None
     upstream_ms: float | None = None
     cost_source: Any = None  # the provider response, priced off the response path
+    cost_usage: tuple[str, dict[str, Any]] | None = None  # (model name, usage) of a stream
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -114,12 +114,12 @@ async def stream_completion(pipeline: Pipeline, prepared: Prepared) -> Response:
                     await closer()
             elapsed = (asyncio.get_running_loop().time() - started) * 1000
             response = {"streamed": True, "message": answer, "finish_reason": acc.finish_reason}
-            pipeline.finish(
-                prepared,
-                Outcome(
-                    status, answer, response, error, acc.usage, upstream_ms=elapsed, extra=extra
-                ),
+            outcome = Outcome(
+                status, answer, response, error, acc.usage, upstream_ms=elapsed, extra=extra
             )
+            if acc.usage and stream.route.get("model"):
+                outcome.cost_usage = (str(stream.route["model"]), acc.usage)
+            pipeline.finish(prepared, outcome)
 
     headers = {**prepared.headers(), "X-Accel-Buffering": "no", "Cache-Control": "no-cache"}
     return StreamingResponse(relay(), media_type="text/event-stream", headers=headers)

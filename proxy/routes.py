@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from proxy.chat_request import parse_chat_request
 from proxy.errors import ProxyError
 from proxy.ids import new_id
+from proxy.metrics import render_long_term
 from proxy.openapi import CHAT_OPENAPI
 from proxy.pipeline import RequestContext
 from proxy.relay import stream_completion
@@ -139,9 +140,9 @@ async def list_models(request: Request) -> JSONResponse:
 async def metrics(request: Request) -> PlainTextResponse:
     """Prometheus exposition: counts and latencies only, no content."""
     services: Services = request.app.state.services
-    return PlainTextResponse(
-        services.pipeline.metrics.render(), media_type="text/plain; version=0.0.4"
-    )
+    pipeline = services.pipeline
+    text = pipeline.metrics.render() + render_long_term(pipeline.longterm.stats())
+    return PlainTextResponse(text, media_type="text/plain; version=0.0.4")
 
 
 @router.get("/health")

@@ -2,7 +2,8 @@
 
 It records every request body it receives (the assertion point of the tests),
 answers deterministically (an echo, a tool call when tools are offered, or a
-scripted reply keyed by the last user/tool message), and injects faults on
+scripted reply keyed by the last user/tool message), serves `/v1/embeddings`
+with vectors that carry real similarity (`embed_text`), and injects faults on
 demand: an HTTP status (with Retry-After), a delay, a reset connection, or a
 stream cut mid-way. For streams it records how each one ended (`stream_end`),
 so a test can see that a client's disconnect reached the provider. It runs in
@@ -12,11 +13,17 @@ a background thread with its own event loop.
 from __future__ import annotations
 
 import asyncio
+import base64
 import functools
+import hashlib
 import json
+import math
+import re
 import socket
 import threading
 import time
+import unicodedata
+from array import array
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -43,6 +50,7 @@ class Fault:
     reset: bool = False  # close the connection without an answer
     cut_after_chunks: int | None = None  # streaming: stop after N chunks, no [DONE]
     message: str = "injected fault"
+    path: str | None = None  # only requests to this path (e.g. "/v1/embeddings") take it
 
 
 @dataclass
@@ -120,6 +128,60 @@ def _usage(body: dict[str, Any], reply: Reply) -> dict[str, int]:
     }
 
 
+# --- embeddings -----------------------------------------------------------------------
+
+EMBEDDING_DIMENSIONS = 512
+_WORD_RE = re.compile(r"[a-z0-9]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_CJK_START = "\u3400"
+_STOPWORDS = frozenset(
+    "a an the and or of to in on at for with from by as is are was be it this that i me my we "
+    "our you your do does please can could would will just am any".split()
+)
+
+
+def _features(text: str) -> dict[str, float]:
+    """Features of `text`: the character trigrams of each word (sharing one weight per
+    word), so "allergic" and "allergies" are near though no whole word is shared;
+    for Chinese, characters and bigrams, no segmentation needed. Word identity on
+    top would only add weight to exact repeats, which lexical retrieval finds anyway."""
+    out: dict[str, float] = {}
+    for token in _WORD_RE.findall(unicodedata.normalize("NFKC", text).casefold()):
+        if token[0] >= _CJK_START:
+            grams = [*token, *(token[i : i + 2] for i in range(len(token) - 1))]
+            for gram in grams:
+                out[f"z:{gram}"] = out.get(f"z:{gram}", 0.0) + (1.0 if len(gram) == 2 else 0.5)
+            continue
+        if token in _STOPWORDS:
+            continue
+        padded = f"<{token}>"
+        trigrams = [padded[i : i + 3] for i in range(len(padded) - 2)]
+        for gram in trigrams:
+            out[f"c:{gram}"] = out.get(f"c:{gram}", 0.0) + 1.0 / math.sqrt(len(trigrams))
+    return out
+
+
+def embed_text(text: str, dimensions: int = EMBEDDING_DIMENSIONS) -> list[float]:
+    """A deterministic L2-normalised vector (signed feature hashing): texts sharing
+    words or parts of words are close, unrelated texts are near orthogonal."""
+    vector = [0.0] * dimensions
+    for feature, weight in _features(text).items():
+        digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+        slot = int.from_bytes(digest[:4], "little") % dimensions
+        vector[slot] += weight if digest[4] & 1 else -weight
+    norm = math.sqrt(sum(v * v for v in vector))
+    return [v / norm for v in vector] if norm else vector
+
+
+def _embedding_inputs(body: dict[str, Any]) -> list[str] | None:
+    """The texts to embed (None: not text, e.g. token arrays, which the stub refuses)."""
+    value = body.get("input")
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return list(value)
+    return None
+
+
 class _Cut(ConnectionResetError):
     """An injected mid-stream cut (told apart from a client's disconnect)."""
 
@@ -133,19 +195,18 @@ class _Handler:
     def __init__(self, state: StubState) -> None:
         self.state = state
 
-    def _next_fault(self) -> Fault | None:
+    def _next_fault(self, path: str) -> Fault | None:
         with self.state.lock:
-            return self.state.faults.popleft() if self.state.faults else None
+            for fault in self.state.faults:
+                if fault.path is None or fault.path == path:
+                    self.state.faults.remove(fault)
+                    return fault
+            return None
 
-    def _reply_for(self, body: dict[str, Any]) -> Reply:
-        if self.state.responder is not None:
-            reply = self.state.responder(body)
-            if reply is not None:
-                return reply
-        scripted = self.state.script.get(_last_prompt_text(body))
-        return scripted if scripted is not None else _default_reply(body)
-
-    async def chat(self, request: Request) -> Response:
+    async def _received(
+        self, request: Request
+    ) -> tuple[dict[str, Any], Fault | None, RecordedRequest] | Response:
+        """Record the request and take its fault: a Response when the fault answers."""
         raw = await request.body()
         try:
             body = json.loads(raw)
@@ -154,7 +215,7 @@ class _Handler:
         recorded = RecordedRequest(request.url.path, dict(request.headers), body, raw, time.time())
         with self.state.lock:
             self.state.received.append(recorded)
-        fault = self._next_fault()
+        fault = self._next_fault(request.url.path)
         if fault and fault.delay_s:
             await asyncio.sleep(fault.delay_s)
         if fault and fault.reset:
@@ -165,6 +226,49 @@ class _Handler:
             headers = {"retry-after": fault.retry_after} if fault.retry_after else {}
             err = {"message": fault.message, "type": "stub_error", "param": None, "code": None}
             return JSONResponse({"error": err}, status_code=fault.status, headers=headers)
+        return body, fault, recorded
+
+    async def embeddings(self, request: Request) -> Response:
+        received = await self._received(request)
+        if isinstance(received, Response):
+            return received
+        body = received[0]
+        texts = _embedding_inputs(body)
+        if texts is None:
+            err = {"message": "input must be a string or a list of strings",
+                   "type": "invalid_request_error", "param": "input", "code": None}  # fmt: skip
+            return JSONResponse({"error": err}, status_code=400)
+        as_base64 = body.get("encoding_format") == "base64"
+        data = []
+        for index, text in enumerate(texts):
+            vector = embed_text(text)
+            encoded: Any = (
+                base64.b64encode(array("f", vector).tobytes()).decode() if as_base64 else vector
+            )
+            data.append({"object": "embedding", "index": index, "embedding": encoded})
+        tokens = max(1, sum(_counter()(text) for text in texts))
+        return JSONResponse(
+            {
+                "object": "list",
+                "data": data,
+                "model": body.get("model", "stub-embedding"),
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            }
+        )
+
+    def _reply_for(self, body: dict[str, Any]) -> Reply:
+        if self.state.responder is not None:
+            reply = self.state.responder(body)
+            if reply is not None:
+                return reply
+        scripted = self.state.script.get(_last_prompt_text(body))
+        return scripted if scripted is not None else _default_reply(body)
+
+    async def chat(self, request: Request) -> Response:
+        received = await self._received(request)
+        if isinstance(received, Response):
+            return received
+        body, fault, recorded = received
         reply = self._reply_for(body)
         model = body.get("model", "stub")
         if body.get("stream"):
@@ -249,6 +353,8 @@ def build_stub_app(state: StubState) -> Starlette:
             Route("/v1/chat/completions", handler.chat, methods=["POST"]),
             Route("/chat/completions", handler.chat, methods=["POST"]),
             Route("/v1/models", handler.models, methods=["GET"]),
+            Route("/v1/embeddings", handler.embeddings, methods=["POST"]),
+            Route("/embeddings", handler.embeddings, methods=["POST"]),
         ]
     )
 

@@ -175,12 +175,29 @@ M004_SESSION_VERSION = Migration(
     ),
 )
 
+M005_LONG_TERM_VECTORS = Migration(
+    "005_long_term_vectors",
+    (
+        # Retrieval by meaning (`memory.long_term.embedding_model`): each row keeps
+        # the vector of its current value, and which model made it (vectors of two
+        # models are not comparable). Deleting a conversation propagates to the
+        # rows it alone stated, so each row also says who stated its current value.
+        "-- base64 float32 vector of `value` (null: not embedded; lexical retrieval only)\n"
+        "ALTER TABLE long_term_items ADD COLUMN embedding TEXT",
+        "-- model_list name that made `embedding`: another model's vector is ignored\n"
+        "ALTER TABLE long_term_items ADD COLUMN embedding_model TEXT",
+        "-- JSON list of conversations that stated the current value (session deletion)\n"
+        "ALTER TABLE long_term_items ADD COLUMN value_sessions_json TEXT",
+    ),
+)
+
 # The ordered list. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     M001_INITIAL,
     M002_SUMMARY_CHUNKS,
     M003_LONG_TERM,
     M004_SESSION_VERSION,
+    M005_LONG_TERM_VECTORS,
 )
 
 # Any constant: replicas starting together on a blank PostgreSQL database take

@@ -24,11 +24,11 @@ from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
-from policies.longterm import LongTermItem, LongTermVersion
 from policies.types import ItemVersion, MemoryItem, MemoryLayout, SummaryChunk, SummaryLine
 from proxy.store import schema as t
 from proxy.store.faults import StoreBusy, StoreUnavailable, pg_connect_args, store_fault
 from proxy.store.locks import AdvisoryLocks
+from proxy.store.long_term import LongTermRows, forget_session_rows
 from proxy.store.migrations import apply_migrations
 
 log = logging.getLogger("memproxy.store")
@@ -235,7 +235,7 @@ def chunk_from_row(row: Any) -> SummaryChunk:
     return SummaryChunk(row.start_ordinal, row.upto_ordinal, lines, row.method)
 
 
-class Store:
+class Store(LongTermRows):
     def __init__(
         self, engine: AsyncEngine, locks: AdvisoryLocks | None = None, timeout_s: float = 5.0
     ) -> None:
@@ -915,6 +915,8 @@ class Store:
                 return False
             for table in (t.messages, t.memory_items, t.summaries, t.requests):
                 await conn.execute(delete(table).where(table.c.session_id == session_id))
+            # What the conversation alone told the user's long-term memory goes too.
+            await forget_session_rows(conn, session_id)
             await conn.execute(
                 update(t.sessions)
                 .where(t.sessions.c.parent_id == session_id)
@@ -954,109 +956,6 @@ class Store:
         for fact in await self.request_facts():
             arms.setdefault(fact["mode"], []).append(fact)
         return [_arm_stats(mode, facts) for mode, facts in sorted(arms.items())]
-
-    # --- long-term memory (issue #9): a user's items across conversations ------------
-
-    async def load_long_term(
-        self, tenant_id: str | None, user_id: str, *, active_only: bool = False
-    ) -> list[LongTermItem]:
-        """A user's long-term items (one tenant, or every tenant when None), oldest first."""
-        c = t.long_term_items.c
-        query = select(t.long_term_items).where(c.user_id == user_id).order_by(c.first_seen, c.id)
-        if tenant_id is not None:
-            query = query.where(c.tenant_id == tenant_id)
-        if active_only:
-            query = query.where(c.status == "active")
-        async with self._connect() as conn:
-            rows = (await conn.execute(query)).all()
-        return [long_term_from_row(r) for r in rows]
-
-    async def long_term_tenants(self, user_id: str) -> list[str]:
-        """Tenants in which a user has long-term items."""
-        c = t.long_term_items.c
-        async with self._connect() as conn:
-            rows = await conn.execute(
-                select(c.tenant_id).where(c.user_id == user_id).distinct().order_by(c.tenant_id)
-            )
-            return [str(r[0]) for r in rows]
-
-    async def long_term_tenant(self, user_id: str, item_id: str) -> str | None:
-        """The tenant a user's item belongs to (None: no such item of that user)."""
-        c = t.long_term_items.c
-        async with self._connect() as conn:
-            found = await conn.scalar(
-                select(c.tenant_id).where(c.id == item_id, c.user_id == user_id)
-            )
-        return str(found) if found is not None else None
-
-    async def save_long_term(
-        self, tenant_id: str, user_id: str, items: Sequence[LongTermItem]
-    ) -> None:
-        """Upsert a user's items (consolidation, operator edits) in one transaction."""
-        if not items:
-            return
-        c = t.long_term_items.c
-        async with self._begin() as conn:
-            await conn.execute(delete(t.long_term_items).where(c.id.in_([i.id for i in items])))
-            await conn.execute(
-                insert(t.long_term_items),
-                [long_term_to_row(tenant_id, user_id, i) for i in items],
-            )
-
-    async def delete_long_term(
-        self, user_id: str, *, tenant_id: str | None = None, item_id: str | None = None
-    ) -> int:
-        """Erase one item, or all of a user's items (in one tenant or all); returns the count."""
-        c = t.long_term_items.c
-        query = delete(t.long_term_items).where(c.user_id == user_id)
-        if tenant_id is not None:
-            query = query.where(c.tenant_id == tenant_id)
-        if item_id is not None:
-            query = query.where(c.id == item_id)
-        async with self._begin() as conn:
-            result = await conn.execute(query)
-        return int(result.rowcount or 0)
-
-
-def long_term_to_row(tenant_id: str, user_id: str, item: LongTermItem) -> dict[str, Any]:
-    return {
-        "id": item.id,
-        "tenant_id": tenant_id,
-        "user_id": user_id,
-        "kind": item.kind,
-        "type": item.type,
-        "slot": item.slot,
-        "value": item.value,
-        "status": item.status,
-        "source_session_id": item.source_session_id,
-        "source_item_id": item.source_item_id,
-        "first_session_id": item.first_session_id,
-        "first_seen": item.first_seen,
-        "last_confirmed": item.last_confirmed,
-        "confirmations": item.confirmations,
-        "history_json": json.dumps(
-            [[v.value, v.session_id, v.at, v.note] for v in item.history], ensure_ascii=False
-        ),
-        "updated_at": time.time(),
-    }
-
-
-def long_term_from_row(row: Any) -> LongTermItem:
-    return LongTermItem(
-        id=row.id,
-        kind=row.kind,
-        type=row.type,
-        slot=row.slot,
-        value=row.value,
-        status=row.status,
-        source_session_id=row.source_session_id,
-        source_item_id=row.source_item_id,
-        first_session_id=row.first_session_id,
-        first_seen=row.first_seen,
-        last_confirmed=row.last_confirmed,
-        confirmations=row.confirmations,
-        history=[LongTermVersion(v, s, a, n) for v, s, a, n in json.loads(row.history_json)],
-    )
 
 
 def _percentile(values: Sequence[float], share: float) -> float | None:

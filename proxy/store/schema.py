@@ -124,4 +124,7 @@ long_term_items = Table(
     Column("confirmations", Integer, nullable=False),
     Column("history_json", Text, nullable=False),
     Column("updated_at", Float, nullable=False),
+    Column("embedding", Text),
+    Column("embedding_model", Text),
+    Column("value_sessions_json", Text),
 )

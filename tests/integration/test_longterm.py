@@ -302,3 +302,17 @@ async def test_streamed_conversations_take_part_too(tenants: Any, stub_upstream:
         assert resp.status_code == 200
         _ = [line async for line in resp.aiter_lines()]
     assert any("non-smoking rooms" in line for line in background(stub_upstream))
+
+
+async def test_another_courier_in_chinese_wins_over_the_usual_one_with_no_word_shared(
+    tenants: Any, stub_upstream: Any
+) -> None:
+    headers = auth(KEYS[0], "kim")
+    await converse(tenants, ["我常在网上买文具。", "以后寄东西一律走圆通。"], headers)
+    current = "这回换申通发吧"
+    await converse(tenants, ["想买几支中性笔。", current], headers)
+    assert background(stub_upstream) == [
+        f"- long-term rule, from an earlier conversation on {TODAY}: usually: "
+        f"以后寄东西一律走圆通。; this conversation: {current}"
+    ]
+    assert stub_upstream.received[-1].body["messages"][-1]["content"] == current
