@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from policies.choices import list_options
 from policies.cues import CONFIRM, REJECT
 from policies.dates import strip_markers
+from policies.embedded import without_embedded
 from policies.matching import key_terms
 from policies.observations import extract_assistant, extract_tool
 from policies.revision import Resolver
@@ -62,9 +63,10 @@ class RuleExtractor:
 
     def _user(self, turn: Turn, ctx: ExtractionContext, live: list[MemoryItem]) -> Extraction:
         # A transcript's "[date: …]" marker says when, not what: see `policies.dates`.
-        text = strip_markers(turn.text).strip()
+        # Pasted material (a page, a quoted mail, code) is not the user's own rule.
+        text = without_embedded(strip_markers(turn.text)).strip()
         if not text:
-            return Extraction("irrelevant", reason="empty message")
+            return Extraction("irrelevant", reason="empty message or pasted material only")
         answer = _answer_to_conflict(text, live)
         if answer is not None:
             return answer
