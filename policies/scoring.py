@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from policies.names import names_contact
 from policies.segment import self_fixed
 from policies.text import term_set
 from policies.types import ItemSource, ItemType, MemoryItem
@@ -132,7 +133,10 @@ def score_item(
     # A value fixed mid-sentence ("84-2219047 — wait no, 84-2291047") is concrete
     # and revised at once: the user took care to get it right, like an ID.
     fixed = is_user_stated(item) and self_fixed(item.value)
-    if fixed or (is_user_stated(item) and concrete(item.value)):
+    # Who to reach ("our contact at the venue is Marta") is said once and asked
+    # back like a date: it ranks like a concrete value, not like a passing remark.
+    contact = is_user_stated(item) and item.type != "goal" and names_contact(item.value)
+    if fixed or contact or (is_user_stated(item) and concrete(item.value)):
         weight = max(weight, source_weight)
         importance = max(importance, params.valued_importance)
         if fixed or holds_id(item.value):

@@ -36,7 +36,8 @@ from policies.cues import (
     small_talk,
     strip_filler,
 )
-from policies.matching import topical_overlap, weighted_terms, word_set
+from policies.matching import topical_overlap, weighted_terms
+from policies.names import ROLE, person_names
 from policies.segment import clauses, self_fixed, split_sentences
 from policies.types import ItemType
 from policies.values import Value, extract_values
@@ -69,16 +70,6 @@ _HELP = re.compile(
     re.IGNORECASE,
 )
 # People and their roles are entities worth keeping ("Dmitri is on call").
-_ROLE = re.compile(
-    r"\bon call\b|\bowner\b|\bin charge\b|\bcontact\b|\bcounterpart\b|\bassign(?:ed)? to\b"
-    r"|\breports? to\b|\bresponsible\b|\bdirector\b|\bmanager\b|\bpm\b|\blead\b|\bboss\b"
-    r"|\bsigns? off\b|\bapprov\w+|\breviewer\b|\bstakeholder\b|\bclient\b|\bcustomer\b"
-    r"|(?<![a-z])hr(?![a-z])|\brecruiter\b|\bdecides?\b|'s (?:call|decision)\b"
-    r"|\bup to (?:him|her|them)\b"
-    r"|\bdoctor\b|\bvet\b|\blawyer\b|\baccountant\b|\bagent\b|\blandlord\b"
-    r"|负责|对接|联系人|经理|总监|主管|老板|审批|甲方|内推|说了算|决定|医生|会计|律师|顾问|中介|房东",
-    re.IGNORECASE,
-)
 _COPULA = re.compile(
     r"\b(?:is|are|was|were|goes|go|gets|will be|stays?|lives?)\b|=|是|为|叫|在|用", re.IGNORECASE
 )
@@ -103,22 +94,6 @@ _CHITCHAT = re.compile(
     re.IGNORECASE,
 )
 _WE = re.compile(r"\b(?:we|we're|we'll|we've|we'd|our|us)\b|我们|咱们|我家|我们家", re.IGNORECASE)
-_NAME = re.compile(
-    r"(?:(?<=[\s(\"'“‘：:，,、])|(?<=[\u3400-\u9fff]))[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*"
-)
-# A Chinese name next to the role that introduces it ("同事刘思远", "王医生", "周敏周会计").
-_ZH_SURNAMES = (
-    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢"
-    "姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
-)
-_ZH_ROLES = (
-    r"同事|朋友|老板|经理|主管|领导|总监|医生|大夫|老师|会计|律师|顾问|中介|房东|师傅|教练|导师|学长|学姐"
-    r"|同学|室友|闺蜜|总|工|助理|秘书|HR"
-)
-_ZH_PERSON = re.compile(
-    rf"(?:{_ZH_ROLES})(?:叫|是)?[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
-    rf"|[{_ZH_SURNAMES}][\u4e00-\u9fff]?(?:{_ZH_ROLES})"
-)
 # "X is called Y", "named Y", "Town: Gullhaven": naming a person, place or thing.
 _NAMING = re.compile(
     r"\b(?:called|named|known as|goes by|titled)\b|^[\w' -]{1,24}: [A-Z][\w-]+"
@@ -137,11 +112,6 @@ _HEDGE = re.compile(
     r"\b(?:might|maybe|perhaps|possibly|probably|i guess|not sure|i wonder|could be)\b"
     r"|也许|或许|说不定|不一定|可能(?:会|要|得|是)?(?!性)",
     re.IGNORECASE,
-)
-_NOT_NAMES = word_set(
-    """I I'm I'd I'll I've The A An And But So Oh Also Yes No Ok Okay Hi Hey Thanks Please
-    Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
-    June July August September October November December English Chinese UTC"""
 )
 # Hard limits rank first: safety (allergies, injuries, surgery), absolute words.
 _HARD = re.compile(
@@ -388,11 +358,6 @@ def _content(text: str) -> int:
     return sum(1 for w in weighted_terms(text).values() if w >= 1)
 
 
-def _names(text: str) -> list[str]:
-    found = [n for n in _NAME.findall(text) if n.split()[0] not in _NOT_NAMES]
-    return found + _ZH_PERSON.findall(text)
-
-
 def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | None:
     if where.reported and not cues.agreement:
         return None
@@ -409,7 +374,11 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
         and not cues.question
         and not where.aside
         and (
-            fixed_number or strong or contrast_terms(text) or _names(text) or cues.requirement >= 2
+            fixed_number
+            or strong
+            or contrast_terms(text)
+            or person_names(text)
+            or cues.requirement >= 2
         )
     ):
         # "Sorry, I meant Paulina, not Priyanka": always kept; it replaces what it fixes.
@@ -439,15 +408,7 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
     kind = _kind(text, cues, where, values, content, revoke)
     if kind is None:
         return None
-    importance = _BASE_IMPORTANCE.get(kind, 0.5)
-    if kind == "constraint" and (_HARD.search(text) or negated(text)):
-        importance += 0.1
-    if where.opening and kind in ("fact", "entity"):
-        importance = 0.75
-    if kind in ("fact", "entity") and any(v.kind == "id" for v in values):
-        importance = max(importance, 0.75)  # an ID the user gives is a key reference
-    if where.reported:
-        importance = 0.5
+    importance = _importance(kind, text, values, where, revoke, strong)
     return Statement(index, text, cues, values, kind, round(importance, 2), revoke, where.reported)
 
 
@@ -556,10 +517,43 @@ _OTHERS_WISH = re.compile(
 _ANAPHOR = re.compile(r"\b(?:that|this|it|those|these|them)\b|这个|那个|这样|那样|这种|那种", re.I)
 
 
+_RULE_KINDS = frozenset({"directive", "constraint", "preference"})
+_VAGUE_IMPORTANCE = 0.55
+# What a vague rule points at: a pronoun or an unnamed "one" / "anything".
+_POINTER = re.compile(
+    r"\b(?:that|this|it|those|these|them|one|anything|something)\b"
+    r"|这个|那个|这些|那些|这样|那样|这种|那种",
+    re.IGNORECASE,
+)
+
+
+_ZH_RULE_WORDS = re.compile(
+    r"一定|千万|必须|务必|不能|不要|不许|不准|别|要|都|也|就|还|再|请|得|了|吧|啊|呀|哦|的|你|我们|咱们"
+)
+
+
+_PARTICLES = frozenset({"up", "down", "away", "out", "off", "back", "over", "around", "aside"})
+
+
+def _vague_rule(text: str, strong: bool) -> bool:
+    """A rule whose object is only a pointer ("Don't mix them up", "I need to drop
+    one", "那个别弄了"): one content word at most, no value, no name, no standing cue."""
+    if strong or not _POINTER.search(text) or person_names(text) or STANDING.search(text):
+        return False
+    if re.search(r"[\u3400-\u9fff]", text):
+        # Chinese words are counted as bigrams: count what is left of the sentence
+        # once the pointer and the rule's own words are gone ("那个一定要放好" → 放好).
+        core = _ZH_RULE_WORDS.sub("", _POINTER.sub("", text))
+        return len(re.findall(r"[\u3400-\u9fff]", core)) <= 2
+    # A phrasal verb's particle ("throw those away") names nothing either.
+    bag = weighted_terms(text)
+    return sum(1 for t, w in bag.items() if w >= 1 and t not in _PARTICLES) <= 1
+
+
 def _bare_rule(text: str) -> bool:
     """A rule about "that" with nothing else in it ("No, hard no on that.",
     "那个不行。"): it points at what the assistant just said, it names nothing."""
-    return bool(_ANAPHOR.search(text)) and _content(text) <= 1 and not _names(text)
+    return bool(_ANAPHOR.search(text)) and _content(text) <= 1 and not person_names(text)
 
 
 def _soft_scope(text: str, cues: Cues) -> bool:
@@ -597,6 +591,25 @@ def _one_off(text: str, cues: Cues) -> bool:
         return False
     rest = re.findall(r"[A-Za-z][\w'-]*", m.group("rest"))[:5]
     return not any(w.lower() in _MANNER for w in rest)
+
+
+def _importance(
+    kind: ItemType, text: str, values: tuple[Value, ...], where: _Where, revoke: bool, strong: bool
+) -> float:
+    importance = _BASE_IMPORTANCE.get(kind, 0.5)
+    if kind == "constraint" and (_HARD.search(text) or negated(text)):
+        importance += 0.1
+    if where.opening and kind in ("fact", "entity"):
+        importance = 0.75
+    if kind in ("fact", "entity") and any(v.kind == "id" for v in values):
+        importance = max(importance, 0.75)  # an ID the user gives is a key reference
+    if where.reported:
+        importance = 0.5
+    if kind in _RULE_KINDS and not revoke and _vague_rule(text, strong):
+        # "Don't mix them up", "I need to drop one": a rule about something named only
+        # by a pronoun is kept, but ranks below the facts that say what it is about.
+        importance = _VAGUE_IMPORTANCE
+    return importance
 
 
 def _kind(
@@ -653,10 +666,10 @@ def _fact_kind(
     # a story about the user's day ("It snowed in Oslo today") is not.
     if any(v.kind in _PLAN_KINDS for v in values):
         return _fact_type(values, text)
-    names = _names(text)
+    names = person_names(text)
     we_are = bool(_WE.search(text) and _COPULA.search(text))  # "Our PM is Sarah Chen"
     if names and (
-        _ROLE.search(text) or we_are or _NAMING.search(text) or (relevant and cues.agreement)
+        ROLE.search(text) or we_are or _NAMING.search(text) or (relevant and cues.agreement)
     ):
         return "entity"
     if cues.agreement and relevant and (strong or names):
@@ -683,6 +696,6 @@ def _fact_type(values: tuple[Value, ...], text: str) -> ItemType:
     kinds = {v.kind for v in values}
     if kinds and kinds <= {"id", "number"}:
         return "entity"
-    if not kinds and _names(text):
+    if not kinds and person_names(text):
         return "entity"
     return "fact"
