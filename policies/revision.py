@@ -35,6 +35,7 @@ from policies.matching import (
 )
 from policies.segment import (
     SELF_FIX,
+    clauses,
     replaced_text,
     shorten,
     unrelated_clauses,
@@ -77,7 +78,9 @@ _RULE_TYPES: frozenset[str] = frozenset({"directive", "constraint", "preference"
 # something ("不用每题都出了，每次最后统一出5道就行").
 _POSITIVE = re.compile(
     r"就行|就可以|就好|即可|直接|统一|改成|改为|换成|只要|也没关系|也行|\bfeel free\b"
-    r"|\binstead\b|\bjust\b|\bonly\b|\brather\b",
+    r"|\binstead\b|\bjust\b|\bonly\b|\brather\b"
+    # "stop doing tables, plain bullet lists are easier": the alternative is named
+    r"|\b(?:easier|better|simpler|clearer|nicer|prefer(?:red)?)\b|更(?:好|方便|清楚|简单|合适)",
     re.IGNORECASE,
 )
 
@@ -272,7 +275,7 @@ class Resolver:
         ]  # fmt: skip
         target, score = self._best(st, pool, with_message=True)
         if target is None or score < REVOKE_MIN:
-            target = self._recent_rule(st)
+            target = self._only_rule_named(st, pool) or self._recent_rule(st)
         if target is None and self._withdraw_quoted(st):
             st.consumed = True
             return
@@ -292,7 +295,11 @@ class Resolver:
             first, second = sorted((st, replacement), key=lambda x: x.index)
             value = first.text + ("" if re.search(r"[\u3000-\u9fff]$", first.text) else " ")
             self._supersede(target, replacement, value + second.text, replacement.type, True)
-        elif self._positive_remainder(st):
+        elif self._positive_remainder(st) or (
+            target.type == "directive" and STANDING.search(st.text)
+        ):
+            # "工时估算以后不用写了", "from now on skip the recap": a standing
+            # withdrawal is itself the rule, against the habit the old one set.
             self._supersede(target, st, st.text, target.type, True)
         else:
             self.claimed.add(target.id)
@@ -322,6 +329,20 @@ class Resolver:
                     self.ops.append(Supersede(it.id, item))
                 done = True
         return done
+
+    @staticmethod
+    def _only_rule_named(st: Statement, pool: list[MemoryItem]) -> MemoryItem | None:
+        """ "You can stop doing the grid now": the one standing instruction that holds
+        the word right after the cue, however long that instruction is."""
+        token = _named_after_cue(st)
+        if token is None:
+            return None
+        words = {t for t, w in weighted_terms(token).items() if w >= 1}
+        hits = [
+            it for it in pool
+            if it.type == "directive" and words & set(weighted_terms(it.value))
+        ]  # fmt: skip
+        return hits[0] if len(hits) == 1 else None
 
     def _recent_rule(self, st: Statement) -> MemoryItem | None:
         """ "Scratch that" / "算了" names nothing: it means the latest rule."""
@@ -790,6 +811,9 @@ class Resolver:
         rest = unrelated_clauses(old.value, near, contiguous=False)
         if rest is None:
             return
+        rest = _standalone_clauses(old.value, rest)
+        if rest is None:
+            return
         values = extract_values(rest)
         content = sum(1 for w in weighted_terms(rest).values() if w >= 1)
         valued = comparable(values) or any(v.kind == "id" for v in values)
@@ -996,6 +1020,46 @@ _CONDITION = re.compile(
     re.IGNORECASE,
 )
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|your|that|this|those|these|its)\s+", re.IGNORECASE)
+
+
+# What only makes sense next to the clause before it: "先列待办，*再说别的*", "check
+# the logs first, *then* ping me".
+_THEN = re.compile(r"^(?:再|然后|接着|之后再|随后)|^(?:and )?then\b|^after that\b", re.IGNORECASE)
+# A frame that says when a rule applies, with the rule itself gone: "你以后回复我", "when
+# you answer me".
+_FRAME = re.compile(
+    r"^你?(?:以后|今后|之后|每次|都)*(?:给我)?(?:回复|回答|答复|回|写)(?:我)?(?:的时候|时)?$"
+    r"|^(?:from now on,? |going forward,? )?(?:when(?:ever)? |each time |every time )?"
+    r"you (?:reply|answer|respond|write back)(?: to me)?$",
+    re.IGNORECASE,
+)
+# Three or more short items in a row: "with SKU, name, stock and last sale date".
+_ENUMERATION = re.compile(
+    r"(?:[\w'-]+(?: [\w'-]+){0,2}, ){2,}(?:[\w'-]+(?: [\w'-]+){0,2},? )?(?:and|or) [\w'-]+"
+    r"(?: [\w'-]+){0,3}"
+)
+
+
+def _standalone_clauses(old: str, rest: str) -> str | None:
+    """The clauses left of a withdrawn rule that still stand on their own.
+
+    Not an item of a list the withdrawn clause began ("…as a table with SKU, name,
+    stock and last sale date"), not a step sequenced after it ("再说别的"), not the
+    bare frame of the rule ("你以后回复我").
+    """
+    sep = "，" if re.search(r"[\u3400-\u9fff]", old) else ", "
+    lists = [m.span() for m in _ENUMERATION.finditer(old)]
+    parts = [p for p in rest.split(sep) if p.strip()]
+    kept: list[str] = []
+    for part in parts:
+        at = old.find(part)
+        in_list = len(part.split()) <= 3 and any(a <= at and at + len(part) <= b for a, b in lists)
+        before = [c for c in clauses(old[:at]) if c.strip()] if at > 0 else []
+        orphaned = bool(_THEN.match(part)) and bool(before) and before[-1] not in parts
+        if in_list or orphaned or _FRAME.match(part.strip()):
+            continue
+        kept.append(part)
+    return sep.join(kept) or None
 
 
 def _revoked_text(st: Statement) -> str:
