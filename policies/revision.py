@@ -274,8 +274,11 @@ class Resolver:
             or (it.type == "directive" and same_side(_revoked_text(st), it.value))
         ]  # fmt: skip
         target, score = self._best(st, pool, with_message=True)
-        if target is None or score < REVOKE_MIN:
-            target = self._only_rule_named(st, pool) or self._recent_rule(st)
+        named = target is not None and score >= REVOKE_MIN
+        if not named:
+            target = self._only_rule_named(st, pool)
+            named = target is not None
+            target = target or self._recent_rule(st)
         if target is None and self._withdraw_quoted(st):
             st.consumed = True
             return
@@ -295,17 +298,24 @@ class Resolver:
             first, second = sorted((st, replacement), key=lambda x: x.index)
             value = first.text + ("" if re.search(r"[\u3000-\u9fff]$", first.text) else " ")
             self._supersede(target, replacement, value + second.text, replacement.type, True)
-        elif self._positive_remainder(st) or (
-            target.type == "directive" and STANDING.search(st.text)
-        ):
-            # "工时估算以后不用写了", "from now on skip the recap": a standing
-            # withdrawal is itself the rule, against the habit the old one set.
+        elif self._positive_remainder(st):
             self._supersede(target, st, st.text, target.type, True)
         else:
             self.claimed.add(target.id)
             self.ops.append(Revoke(target.id, st.text[:120]))
+            if named and target.type == "directive":
+                self.ops.append(Add(self._withdrawal(st, target)))
         self._keep_siblings(target, st)
         st.consumed = True
+
+    def _withdrawal(self, st: Statement, revoked: MemoryItem) -> MemoryItem:
+        """ "You can stop including tax in the prices", "工时估算以后不用写了": the
+        instruction is gone, but the recent turns still show the habit it set, so the
+        withdrawal itself is what holds now. Task state of this conversation: it
+        retires the rule, it is no rule to carry into the next conversation."""
+        item = self._new_item(st, st.text, "state", slot=revoked.slot)
+        item.importance = revoked.importance
+        return item
 
     def _withdraw_quoted(self, st: Statement) -> bool:
         """ "I'm not sold on "Lights On" anymore", "「晨光」那个名字不要了": a quoted name

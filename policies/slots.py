@@ -157,7 +157,8 @@ _SLOT_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "budget",
             r"budget|spending|预算|开销|花费|买菜的钱|\d[\d,.]*\s?[kK]?\s+all[- ]in\b"
-            r"|\bstretch (?:it |that )?to\b|\bcan afford\b|\bspend up to\b",
+            r"|\bstretch (?:it |that )?to\b|\bcan afford\b|\bspend up to\b"
+            r"|\bset aside\b|\b(?:can|could) spend\b",
         ),
         ("deadline", r"deadline|due|at the latest|截止|最晚|最迟"),
         ("language", r"\b(?:english|chinese|japanese|german|french)\b|中文|英文|日文|语言"),

@@ -80,7 +80,9 @@ _PLAN_KINDS = frozenset(
 _NARRATIVE = re.compile(
     r"^(?:i|my|we|our|it|it's|today|yesterday|last night|this morning|lol|haha)\b[^.?!]*"
     r"\b(?:went|ran"
-    r"|had|got|was|were|did|snowed|rained|ate|watched|saw|bought|played|scored|broke|knocked"
+    # "I've got the permit" is what the user has now, not a story.
+    r"|had|(?<!'ve )(?<!have )got|was|were|did|snowed|rained|ate|watched|saw|bought|played"
+    r"|scored|broke|knocked"
     r"|spent|took|grew up)\b|^(?:今天|昨天|刚才|刚刚|我今天|我昨天|哈哈)[^。！？]*了"
     r"|\b(?:went|turned out) (?:great|well|fine|ok|okay|badly|smoothly|perfectly|better|worse"
     r"|really well|so well)\b|\b(?:loved|hated|liked) it\b",
@@ -469,6 +471,19 @@ def _cued(cues: Cues) -> bool:
     return cues.requirement >= 2 or cues.change >= 1 or cues.revoke_span is not None
 
 
+# Money the user has for something ("I've got 1.5k set aside for the POS", "装修预算准备了
+# 8万"): a budget, even when it comes right after a question.
+_SET_ASIDE = re.compile(
+    r"\bset aside\b|\bsaved up\b|\bbudget(?:ed|ing)?\b|\b(?:can|could) spend\b"
+    r"|预算|准备了|存了|攒了",
+    re.IGNORECASE,
+)
+
+
+def _money_set_aside(text: str) -> bool:
+    return bool(_SET_ASIDE.search(text)) and any(v.kind == "money" for v in extract_values(text))
+
+
 def _dropped(text: str, cues: Cues, where: _Where, revoke: bool) -> bool:
     """Questions, asides and one-off requests, unless they carry a rule."""
     for_me = not (_PERSONAL_NEED.search(text) or _OTHERS_WISH.search(text))
@@ -486,6 +501,7 @@ def _dropped(text: str, cues: Cues, where: _Where, revoke: bool) -> bool:
         and not revoke
         and cues.change < 2
         and (cues.requirement < 3 or _soft_scope(text, cues))
+        and not _money_set_aside(text)
     ):
         return True  # elaborates the question just asked, it sets no rule
     if revoke or cues.change >= 2:
@@ -525,13 +541,9 @@ _POINTER = re.compile(
     r"|这个|那个|这些|那些|这样|那样|这种|那种",
     re.IGNORECASE,
 )
-
-
 _ZH_RULE_WORDS = re.compile(
     r"一定|千万|必须|务必|不能|不要|不许|不准|别|要|都|也|就|还|再|请|得|了|吧|啊|呀|哦|的|你|我们|咱们"
 )
-
-
 _PARTICLES = frozenset({"up", "down", "away", "out", "off", "back", "over", "around", "aside"})
 
 
@@ -655,8 +667,10 @@ def _fact_kind(
 ) -> ItemType | None:
     if _TASK.match(text):
         return None
-    if any(v.kind == "id" for v in values) and _COPULA.search(text):
-        return "entity"
+    if any(v.kind == "id" for v in values) and (
+        _COPULA.search(text) or FIRST_PERSON.search(text) or _WE.search(text)
+    ):
+        return "entity"  # "my order is …", "I've got the permit, number …"
     if _CHITCHAT.search(text) or _NARRATIVE.search(text):
         return None  # "pouring for three days straight", "今天加班到十点，累死了"
     if strong and (relevant or _WE.search(text)):

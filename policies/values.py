@@ -131,7 +131,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             # The bound after the number: "80 words max", "$21,500 out the door max", "20 min tops".
             rf"|[$€£¥]?\d[\d,.]*\s?[kK]?%?(?:\s?(?:{_EN_UNIT_ALT}|dollars?|euros?|bucks)\b)?"
             r"(?:\s+(?!and\b|or\b|but\b|then\b)[a-z][a-z-]*){0,3}"
-            r"\s+(?:max(?:imum)?|tops|at most|or less|or fewer|at the most)\b",
+            r",?\s+(?:max(?:imum)?|tops|at most|or less|or fewer|at the most)\b",
             re.IGNORECASE,
         ),
     ),
@@ -178,7 +178,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "time",
         re.compile(
             r"\b\d{1,2}:\d{2}(?:\s?(?:am|pm|utc))?\b|\b\d{1,2}\s?(?:am|pm)\b"
-            r"|(?<=day at )\d{1,2}\b(?![.,:]\d|\s?%)"
+            r"|(?:(?<=day at )|(?<=starts at )|(?<=start at )|(?<=opens at )|(?<=open at )"
+            r"|(?<=begins at )|(?<=closes at )|(?<=close at ))\d{1,2}\b(?![.,:]\d|\s?%)"
             r"|(?:早上|上午|中午|下午|晚上|凌晨)(?:\d{1,2}|[一二两三四五六七八九十]{1,3})点(?:半|\d+分)?"
             r"|\d{1,2}点(?:半|\d+分)?|[两三四五六七八九十]{1,3}点(?:半|\d+分|钟|前|以前|之前|后|左右|到)",
             re.IGNORECASE,
@@ -231,7 +232,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     # Bare numbers: never memorable alone, but comparable ("别超过5000" → "6000").
-    ("number", re.compile(r"(?<![A-Za-z0-9_.,:/-])\d{2,}(?:\.\d+)?(?![A-Za-z0-9_.,:%/-])")),
+    (
+        "number",
+        re.compile(
+            r"(?<![A-Za-z0-9_.,:/-])(?:\d{1,3}(?:,\d{3})+|\d{2,})(?:\.\d+)?(?![A-Za-z0-9_.,:%/-]|,\d)"
+        ),
+    ),
 ]
 
 
