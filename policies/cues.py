@@ -329,7 +329,7 @@ REVOKE = Lexicon(
     r"|\b(?:quit|cease) \w+ing\b|\bno need for\b|\bdon'?t bother\b"
     r"|\benough (?:with|of) (?:the|that)\b"
     r"|\b(?:drop|ditch|lose|scrap|kill|cut) (?:the|those|these|that|your|all (?:the|those))"
-    r" (?:[\w-]+ ){0,2}?[\w-]+(?= *(?:[,.;!]|$| thing| part| bit| stuff| rule| and\b| too\b"
+    r" (?:[\w-]+ ){0,3}?[\w-]+(?= *(?:[,.;!]|$| thing| part| bit| stuff| rule| and\b| too\b"
     r"| now\b| entirely\b| altogether\b| completely\b| for now\b| from now\b))"
     r"|\bforget (?:about )?(?:the |those |these |all )?[\w-]+(?: [\w-]+)?"
     r"(?= *(?:[,.;!]|$| entirely| altogether| completely| for now))",

@@ -638,6 +638,9 @@ class Resolver:
                 st.type in _RULE_TYPES
                 or it.type not in _RULE_TYPES
                 or _same_threshold_rule(st, it)  # "we can go to $14,500 max" is a cap too
+                # A plan stated as a wish ("opening night Friday March 13") is re-set by a
+                # plain new value next to the same words ("with March 20 as opening night").
+                or (it.type == "preference" and local_context_match(st.text, it.value))
             )
         ]
         # The only cap (or floor) on the same measure: "最多10万元吧" after "预算不超过8万元"

@@ -94,6 +94,17 @@ def _context(text: str, v: Value) -> Mapping[str, float]:
     """Words around `v`, without any value's text (shared neighbouring values such as
     "周一、周三、周五" say nothing about which value changed)."""
     lo, hi = max(0, v.start - 15), v.end + 15
+    # A neighbouring value takes no room from the words ("opening night Friday March
+    # 13"), and the window ends on whole words.
+    for other in extract_values(text):
+        if other is not v and other.end <= v.start and other.end > lo:
+            lo = max(0, lo - (other.end - other.start))
+        elif other is not v and other.start >= v.end and other.start < hi:
+            hi += other.end - other.start
+    while lo > 0 and not text[lo - 1].isspace() and text[lo - 1].isalnum() and text[lo].isascii():
+        lo -= 1
+    while hi < len(text) and text[hi].isalnum() and text[hi].isascii():
+        hi += 1
     window = text[lo:hi]
     for other in extract_values(text):
         if other.end > lo and other.start < hi:

@@ -139,7 +139,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "money",
         re.compile(
             rf"[$€£¥￥]\s?{_NUM}\s?(?:[kKmM](?![a-zA-Z])|万|千|亿)?"
-            rf"|\b{_NUM}\s?(?:[kK]\b\s?)?(?:euros?|eur|dollars?|usd|yen|jpy|rmb|cny|pounds?|gbp|chf)\b"
+            rf"|\b{_NUM}\s?(?:[kK]\b\s?)?(?:euros?|eur|dollars?|bucks|usd|yen|jpy|rmb|cny|pounds?|gbp"
+            r"|chf)\b"
+            # "fifteen bucks a seat", "twenty dollars"
+            rf"|\b{_EN_WORD_NUM}(?:-| )(?:bucks|dollars|euros|pounds)\b"
             rf"|{_NUM}\s?(?:万元|万块|元|块钱|块|美元|欧元|日元|英镑|万(?=[^\u4e00-\u9fff]|$))"
             rf"|{_ZH_NUM}(?:万元|万块|元|块钱|块|美元|欧元)"
             rf"|\b\d+(?:\.\d+)?[kK]\b(?!\s?(?:run|m\b|km|steps))",
@@ -380,7 +383,8 @@ def _unit(kind: str, text: str) -> str:
         return last[:-1] if last.endswith("s") and not last.endswith("ss") else last
     if kind == "money":
         for unit, marks in (
-            ("eur", ("€", "eur")), ("usd", ("$", "dollar", "usd")), ("jpy", ("yen", "jpy", "日元")),
+            ("eur", ("€", "eur")), ("usd", ("$", "dollar", "buck", "usd")),
+            ("jpy", ("yen", "jpy", "日元")),
             ("gbp", ("£", "pound", "gbp")), ("cny", ("元", "块", "rmb", "cny", "￥")),
         ):  # fmt: skip
             if any(mark in low for mark in marks):

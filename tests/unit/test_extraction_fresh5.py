@@ -84,3 +84,35 @@ def test_zh_withdrawing_a_named_instruction_is_remembered() -> None:
     )
     assert any("不用标淘宝链接" in v for v in active)
     assert not any(v.startswith("你给我列采购清单的时候") for v in active)
+
+
+def test_money_in_words_and_bucks() -> None:
+    assert ("money", "twelve bucks") in kinds("Parking is twelve bucks a day.")
+    assert ("money", "30 bucks") in kinds("The banner cost 30 bucks.")
+
+
+def test_dropping_a_named_multiword_thing_from_now_on_withdraws_it() -> None:
+    active = active_values(
+        [
+            "I'm opening a coffee cart at the train station next month.",
+            "Always close your messages to the baristas with Stay caffeinated, Mo.",
+            "You can drop the Stay caffeinated sign-off from now on. Just Mo is fine.",
+        ],
+        SYSTEM_EN,
+    )
+    assert not any(v.startswith("Always close your messages") for v in active)
+    assert any("Just Mo is fine" in v for v in active)
+
+
+def test_a_plan_stated_as_a_wish_is_reset_by_a_plain_new_value() -> None:
+    active = active_values(
+        [
+            "Hi! I'm planning our choir's spring concert.",
+            "We'd like the dress rehearsal on Sunday April 12 at the old chapel.",
+            "The chapel is booked that day, so the flyers go out with April 19 as dress"
+            " rehearsal then.",
+        ],
+        "You are an assistant for a volunteer choir.",
+    )
+    assert any("April 19" in v for v in active)
+    assert not any("April 12" in v and "April 19" not in v for v in active)
