@@ -515,7 +515,8 @@ def recap_request(text: str) -> bool:
 
 CONTINUATION = Lexicon(
     r"^(?:instead|just|only|rather|then|otherwise|but)\b",
-    r"^(?:先|再|然后|而是|直接|改成|只要|否则)",
+    # Not "先说个规矩：…", "先问一下": that opens a new point, it continues nothing.
+    r"^(?:先(?!说|问|讲|聊|提)|再|然后|而是|直接|改成|只要|否则)",
 )
 
 FILLER = re.compile(

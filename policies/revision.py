@@ -1046,6 +1046,9 @@ _FRAME = re.compile(
     r"you (?:reply|answer|respond|write back)(?: to me)?$",
     re.IGNORECASE,
 )
+# Why the withdrawn rule was set ("因为我要转给供应商", "because my printer is old"):
+# no rule of its own once the rule is gone.
+_REASON = re.compile(r"^(?:因为|由于|毕竟)|^(?:because|since|as)\b", re.IGNORECASE)
 # Three or more short items in a row: "with SKU, name, stock and last sale date".
 _ENUMERATION = re.compile(
     r"(?:[\w'-]+(?: [\w'-]+){0,2}, ){2,}(?:[\w'-]+(?: [\w'-]+){0,2},? )?(?:and|or) [\w'-]+"
@@ -1058,13 +1061,15 @@ def _standalone_clauses(old: str, rest: str) -> str | None:
 
     Not an item of a list the withdrawn clause began ("…as a table with SKU, name,
     stock and last sale date"), not a step sequenced after it ("再说别的"), not the
-    bare frame of the rule ("你以后回复我").
+    bare frame of the rule ("你以后回复我"), not its reason ("因为我要转给供应商").
     """
     sep = "，" if re.search(r"[\u3400-\u9fff]", old) else ", "
     lists = [m.span() for m in _ENUMERATION.finditer(old)]
     parts = [p for p in rest.split(sep) if p.strip()]
     kept: list[str] = []
     for part in parts:
+        if _REASON.match(part.strip()):
+            break  # what follows a reason explains it too ("因为…，他们那边习惯这样")
         at = old.find(part)
         in_list = len(part.split()) <= 3 and any(a <= at and at + len(part) <= b for a, b in lists)
         before = [c for c in clauses(old[:at]) if c.strip()] if at > 0 else []

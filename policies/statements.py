@@ -10,6 +10,7 @@ answered, not remembered.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
@@ -246,7 +247,7 @@ def read_statements(
         where = _Where(topic, opening, not out, aside,
                        i + 1 < len(sentences) and questions[i + 1],
                        i > 0 and questions[i - 1], reported, listed)  # fmt: skip
-        st = None if recaps[i] else _classify(i, text, cues, where)
+        st = None if recaps[i] else _classify_or_premise(i, text, cues, where, questions[i])
         if st is None and correcting and not recaps[i] and not questions[i]:
             # "My mistake. 8 people." / "是我记错了。3.8公斤。": the value after the admission.
             values = extract_values(text)
@@ -603,6 +604,57 @@ def _one_off(text: str, cues: Cues) -> bool:
         return False
     rest = re.findall(r"[A-Za-z][\w'-]*", m.group("rest"))[:5]
     return not any(w.lower() in _MANNER for w in rest)
+
+
+def _classify_or_premise(
+    index: int, text: str, cues: Cues, where: _Where, question: bool
+) -> Statement | None:
+    st = _classify(index, text, cues, where)
+    if st is None and (question or where.before_question) and not where.aside:
+        st = _premise(index, text, where, question)
+    return st
+
+
+# A premise given as settled news, not as part of the question ("练了两周了，正常吗？").
+_SETTLED = re.compile(
+    r"\b(?:since|now that|given that|seeing as|now)\b"
+    r"|既然|已经|收齐|定了|确定了|确认了|改成|挪到",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(r"[，,；;]\s*")
+
+
+def _premise(index: int, text: str, where: _Where, question: bool) -> Statement | None:
+    """What a question takes as settled: "Since the tasting's on Friday the 14th now,
+    can you draft the menu?", "名单收齐了，45人，场地够吧？". The leading clauses up
+    to the last one holding a value (or the whole sentence right before the question),
+    if they are said as settled."""
+    premise = _leading_values(text) if question else text
+    if not premise or not any(v.kind in _STRONG_KINDS for v in extract_values(premise)):
+        return None
+    cues = read_cues(premise)
+    if cues.question or cues.reported or not _SETTLED.search(premise):
+        return None
+    plain = dataclasses.replace(where, before_question=False, after_question=False)
+    st = _classify(index, premise, cues, plain)
+    if st is None and not (_CHITCHAT.search(premise) or _NARRATIVE.search(premise)):
+        # Settled news about the plan, even when its words are new to the conversation.
+        values = extract_values(premise)
+        st = Statement(index, premise, cues, values, _fact_type(values, premise), 0.65)
+    return st
+
+
+def _leading_values(text: str) -> str:
+    """The clauses of a question up to the last one holding a value, before the asking."""
+    end = 0
+    for m in _CLAUSE_BREAK.finditer(text):
+        if any(v.kind in _STRONG_KINDS for v in extract_values(text[end : m.start()])):
+            end = m.start()
+        elif end:
+            break
+        if is_question(text[: m.start()]):
+            return ""
+    return text[:end]
 
 
 def _importance(

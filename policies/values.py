@@ -153,7 +153,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "date",
         re.compile(
-            rf"\b\d{{4}}-\d{{2}}-\d{{2}}(?:T[\d:]+Z?)?|\b{_MONTHS}\.? \d{{1,2}}(?:st|nd|rd|th)?\b"
+            # "Saturday the 8th": a day of the month named by its weekday
+            rf"\b{_WEEKDAYS},? (?:the )?\d{{1,2}}(?:st|nd|rd|th)\b(?! (?:of )?{_MONTHS}\b)"
+            rf"|\b\d{{4}}-\d{{2}}-\d{{2}}(?:T[\d:]+Z?)?|\b{_MONTHS}\.? \d{{1,2}}(?:st|nd|rd|th)?\b"
             rf"|\b\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTHS}\b|\b{_WEEKDAYS}\b"
             r"|\d{4}年(?:第?[一二三四1-4]季度|\d{1,2}月(?:\d{1,2}[日号])?)"
             r"|\d{1,2}月\d{1,2}[日号]|\d{1,2}月(?:底|初|中旬|上旬|下旬)?(?![\d份])"
@@ -364,11 +366,19 @@ def _date_number(text: str) -> float | None:
     m = re.search(r"\d{4}-(\d{2})-(\d{2})", low)
     if m:
         return float(int(m.group(1)) * 31 + int(m.group(2)))
+    m = _DAY_OF_MONTH.search(low)
+    if m:
+        return float(m.group(1))  # compared only with other days of a month (unit "dom")
     return None
+
+
+_DAY_OF_MONTH = re.compile(rf"^{_WEEKDAYS},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)$")
 
 
 def _unit(kind: str, text: str) -> str:
     low = text.lower()
+    if kind == "date" and _DAY_OF_MONTH.search(low):
+        return "dom"
     if kind == "qty":
         if text.endswith("个"):
             return "个"

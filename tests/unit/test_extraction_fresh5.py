@@ -116,3 +116,85 @@ def test_a_plan_stated_as_a_wish_is_reset_by_a_plain_new_value() -> None:
     )
     assert any("April 19" in v for v in active)
     assert not any("April 12" in v and "April 19" not in v for v in active)
+
+
+def test_zh_opening_a_new_point_is_no_continuation() -> None:
+    active = active_values(
+        [
+            "你好，我在筹备公司春游。定在4月18日周六，一共大概60人。先说个规矩：以后给我的"
+            "预算都写成人均，方便我报给财务。",
+        ],
+        "你是一个帮HR组织活动的助手。",
+    )
+    assert any("4月18日" in v and "人均" not in v for v in active)
+    assert any("人均" in v and "4月18日" not in v for v in active)
+
+
+def test_a_value_a_question_takes_as_settled_is_kept() -> None:
+    active = active_values(
+        [
+            "I'm opening a coffee cart at the train station next month.",
+            "Since the tasting's on Friday the 14th now, can you draft a menu card for it?",
+        ],
+        SYSTEM_EN,
+    )
+    assert any("Friday the 14th" in v for v in active)
+
+
+def test_zh_a_count_a_question_takes_as_settled_is_kept() -> None:
+    active = active_values(
+        ["我在筹备公司春游。", "名单已经收齐了，52人，大巴坐得下吧？"],
+        "你是一个帮HR组织活动的助手。",
+    )
+    assert any("52人" in v for v in active)
+
+
+def test_a_question_about_a_value_keeps_nothing() -> None:
+    active = active_values(
+        [
+            "I'm opening a coffee cart at the train station next month.",
+            "Is $4 too much for a latte?",
+        ],
+        SYSTEM_EN,
+    )
+    assert not any("$4" in v for v in active)
+
+
+def test_zh_the_reason_of_a_replaced_rule_is_no_rule() -> None:
+    active = active_values(
+        [
+            "我在筹备公司春游。",
+            "以后给我的金额都写成美元，因为我要发给海外的同事，他们那边看得懂。",
+            "金额别再写美元了，改成人民币，海外同事那边我自己换算。",
+        ],
+        "你是一个帮HR组织活动的助手。",
+    )
+    assert any("改成人民币" in v for v in active)
+    assert not any(v.startswith(("因为", "他们那边")) for v in active)
+
+
+def test_a_weekday_with_a_day_of_month_is_one_date() -> None:
+    (v,) = extract_values("The count is on Saturday the 8th.")
+    assert (v.kind, v.text, v.number, v.unit) == ("date", "Saturday the 8th", 8.0, "dom")
+
+
+def test_a_settled_new_day_in_a_request_revises_the_old_one() -> None:
+    active = active_values(
+        [
+            "I'm opening a coffee cart at the train station next month.",
+            "We're doing the deep clean on Tuesday the 3rd, my cousin is helping.",
+            "Good call on the descaler. Since the deep clean's on Wednesday the 4th now, can"
+            " you list what to buy?",
+        ],
+        SYSTEM_EN,
+    )
+    assert any("Wednesday the 4th" in v for v in active)
+    assert not any("Tuesday the 3rd" in v and "Wednesday the 4th" not in v for v in active)
+
+
+def test_zh_a_value_to_be_checked_is_no_settled_premise() -> None:
+    active = active_values(
+        ["我在改简历。", "日期帮我核一下：现在这家公司2020年5月入职，对吗？"],
+        "你是一个帮人改简历的助手。",
+    )
+    assert not any("2020年5月" in v for v in active)
