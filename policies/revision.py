@@ -890,6 +890,8 @@ class Resolver:
         """
         if old_value.kind not in REVISABLE_KINDS:
             return
+        if old_value.kind == "date" and old_value.number is None:
+            return  # a bare weekday recurs ("a Saturday school"): quoting it dates nothing
         sig = value_signature(old_value)
         for other in self.live:
             if other.id in self.claimed or other.id == old.id or other.type == "directive":

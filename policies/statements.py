@@ -172,6 +172,9 @@ class _Where:
     after_question: bool  # the previous sentence was one ("Any sci-fi tips? Something gripping.")
     reported: bool
     listed: bool  # a line under a "Requirements:" / "要求如下：" header
+    # The sentence before was someone else's wish ("Mrs. Zhou wants us to…"): what the
+    # user says against it ("But we teach simplified") is the user's own decision.
+    answering_reported: bool = False
 
 
 _ASIDE_END = re.compile(
@@ -243,10 +246,11 @@ def read_statements(
             continue
         # Pieces of one semicolon-chained sentence share its speaker.
         reported = cues.reported or (prev_reported and i > 0 and raw_ends[i - 1])
+        answering = not reported and (prev_reported or (i > 0 and _others_wish(sentences[i - 1])))
         prev_reported = reported
         where = _Where(topic, opening, not out, aside,
                        i + 1 < len(sentences) and questions[i + 1],
-                       i > 0 and questions[i - 1], reported, listed)  # fmt: skip
+                       i > 0 and questions[i - 1], reported, listed, answering)  # fmt: skip
         st = None if recaps[i] else _classify_or_premise(i, text, cues, where, questions[i])
         if st is None and correcting and not recaps[i] and not questions[i]:
             # "My mistake. 8 people." / "是我记错了。3.8公斤。": the value after the admission.
@@ -615,6 +619,25 @@ def _classify_or_premise(
     return st
 
 
+_WISH = re.compile(
+    r"\b(?:wants?|wanted|insists?|would like|is pushing for) (?:us|me)\b"
+    r"|想让|希望我们|要求我们|非要|特别想",
+    re.IGNORECASE,
+)
+
+
+def _others_wish(text: str) -> bool:
+    """Someone else's wish ("Mrs. Zhou really wants us to…", "老板想让我们…")."""
+    if _OTHERS_WISH.search(text):
+        return True
+    own = re.match(r"(?:i|we)\b|我们?(?:特别|真的|很|也)?(?:想|希望|要求)", text, re.IGNORECASE)
+    return bool(_WISH.search(text)) and not own
+
+
+# Turning against what was just said: "But we…", "不过我们…".
+_COUNTER = re.compile(
+    r"^(?:but|however|still|no,)\b|^(?:但是|但|不过|可是|可)(?:我们|我|咱们)", re.IGNORECASE
+)
 # A premise given as settled news, not as part of the question ("练了两周了，正常吗？").
 _SETTLED = re.compile(
     r"\b(?:since|now that|given that|seeing as|now)\b"
@@ -705,6 +728,8 @@ def _kind(
         # "这周开始就吃希尔斯了", "we've switched to the blue one"; not a bare
         # announcement ("Change of plan on comments.").
         return "fact"
+    if where.answering_reported and _COUNTER.match(text) and (personal or _WE.search(text)):
+        return "constraint"  # "But we teach simplified.", "但我们还是按投票结果来。"
     if IDENTITY.search(text):
         return "entity"
     if MEMO.search(text):

@@ -198,3 +198,37 @@ def test_zh_a_value_to_be_checked_is_no_settled_premise() -> None:
         "你是一个帮人改简历的助手。",
     )
     assert not any("2020年5月" in v for v in active)
+
+
+def test_the_users_answer_to_someone_elses_wish_is_kept() -> None:
+    active = active_values(
+        [
+            "I'm opening a coffee cart at the train station next month.",
+            "My landlord really wants us to take cash only. But we take cards, the bank"
+            " deposit runs are a pain. I've told him.",
+        ],
+        SYSTEM_EN,
+    )
+    assert any(v.startswith("But we take cards") for v in active)
+
+
+def test_zh_the_users_answer_to_someone_elses_wish_is_kept() -> None:
+    active = active_values(
+        ["我在筹备一个咖啡摊。", "我表哥特别想让我们卖奶茶。但我们只做咖啡，设备就这么多。"],
+        "你是一个帮人开小店的助手。",
+    )
+    assert any(v.startswith("但我们只做咖啡") for v in active)
+
+
+def test_a_weekday_in_passing_is_not_revised_with_a_date() -> None:
+    active = active_values(
+        [
+            "Hi, I run a Saturday pottery club for retirees.",
+            "The open day is on Saturday in the church hall.",
+            "The open day moves to Sunday instead.",
+        ],
+        "You are an assistant for a volunteer club.",
+    )
+    assert any("I run a Saturday pottery club" in v for v in active)
+    assert any("Sunday" in v for v in active)
+    assert not any(v.startswith("The open day is on Saturday") for v in active)
