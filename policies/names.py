@@ -33,12 +33,12 @@ _ZH_SURNAMES = (
 )
 _ZH_ROLES = (
     r"同事|朋友|老板|经理|主管|领导|总监|医生|大夫|老师|会计|律师|顾问|中介|房东|师傅|教练|导师|学长|学姐"
-    r"|同学|室友|闺蜜|总|工|助理|秘书|HR"
+    r"|同学|室友|闺蜜|总|工|助理|秘书|HR|经纪人|销售|房产顾问"
 )
 # Workplace roles that introduce a colleague by nickname ("前台小陈", "会计老孙").
 _ZH_DESKS = r"前台|收银|库管|仓管|保安|司机|客服|设计|财务|行政|出纳|对接人|联系人|负责人"
 _ZH_PERSON = re.compile(
-    rf"(?:{_ZH_ROLES})(?:叫|是)?[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
+    rf"(?:{_ZH_ROLES})(?:[，,]?叫|是)?[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
     rf"|[{_ZH_SURNAMES}][\u4e00-\u9fff]?(?:{_ZH_ROLES})"
     # "小陈", "老孙": a surname with 小/老 is how colleagues are named, once a role
     # introduces them or they are said to be someone ("小陈是对接人", "找老孙").

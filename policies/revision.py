@@ -49,6 +49,7 @@ from policies.slots import (
     derive_slot,
     local_context_match,
     named_slot,
+    same_amount_verb,
     same_slot,
     same_unit_change,
     value_change,
@@ -208,7 +209,7 @@ class Resolver:
         best: MemoryItem | None = None
         best_score = 0.0
         for rank, item in enumerate(pool):
-            if item.id not in related:
+            if item.id not in related and not _near_same_words(st, item):
                 continue
             old_values = extract_values(item.value)
             score = self._lexical(st, item, bag)
@@ -221,6 +222,7 @@ class Resolver:
                 and not slot_match
                 and not same_unit_change(st.strong_values, old_values)
                 and not _renamed(st.strong_values, old_values)
+                and not _near_same_words(st, item)
             ):
                 continue
             if slot_match:
@@ -932,6 +934,12 @@ def _same_named_slot(st: Statement, item: MemoryItem) -> bool:
     if item.slot not in NAMED_SLOTS or not st.strong_values:
         return False
     return named_slot(st.text) == item.slot
+
+
+def _near_same_words(st: Statement, item: MemoryItem) -> bool:
+    """ "挂三百二十万" / "明天在App上挂308万": Chinese one-character words are no terms,
+    so the shared verb before the amounts is what ties them."""
+    return bool(st.strong_values) and same_amount_verb(st.text, item.value)
 
 
 def _same_threshold_rule(st: Statement, item: MemoryItem) -> bool:

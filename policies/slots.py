@@ -134,9 +134,32 @@ def local_context_match(new_text: str, old_text: str) -> bool:
             ):
                 continue
             near_old = {t for t, w in _context(old_text, ov).items() if w >= 1}
-            if near_new & near_old:
+            if near_new & near_old or _same_zh_verb(new_text, nv, old_text, ov):
                 return True
     return False
+
+
+def same_amount_verb(new_text: str, old_text: str) -> bool:
+    """Two amounts right after the same one-character verb ("挂三百二十万" / "挂308万")."""
+    return any(
+        _same_zh_verb(new_text, nv, old_text, ov)
+        for nv in extract_values(new_text) if nv.kind == "money"
+        for ov in extract_values(old_text) if ov.kind == "money"
+        and value_signature(nv) != value_signature(ov)
+    )  # fmt: skip
+
+
+# Characters that only join a number to its sentence ("是295万", "到300元").
+_ZH_LINKS = frozenset("是为了到在的约共付给有和或到就才都也还再")
+
+
+def _same_zh_verb(new_text: str, nv: Value, old_text: str, ov: Value) -> bool:
+    """The same one-character verb right before both amounts ("挂三百二十万" / "在App上
+    挂308万"): Chinese words of one character are invisible to the bigram terms."""
+    if nv.kind != "money" or nv.start == 0 or ov.start == 0:
+        return False
+    a, b = new_text[nv.start - 1], old_text[ov.start - 1]
+    return a == b and "\u4e00" <= a <= "\u9fff" and a not in _ZH_LINKS
 
 
 def changed_pair(new_text: str, old_text: str) -> tuple[Value, Value] | None:

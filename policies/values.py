@@ -144,7 +144,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             # "fifteen bucks a seat", "twenty dollars"
             rf"|\b{_EN_WORD_NUM}(?:-| )(?:bucks|dollars|euros|pounds)\b"
             rf"|{_NUM}\s?(?:万元|万块|元|块钱|块|美元|欧元|日元|英镑|万(?=[^\u4e00-\u9fff]|$))"
-            rf"|{_ZH_NUM}(?:万元|万块|元|块钱|块|美元|欧元)"
+            rf"|{_ZH_NUM}(?:万元|万块|元|块钱|块|美元|欧元|万(?=[^\u4e00-\u9fff]|$))"
             rf"|\b\d+(?:\.\d+)?[kK]\b(?!\s?(?:run|m\b|km|steps))",
             re.IGNORECASE,
         ),
@@ -302,7 +302,10 @@ def _read_number(text: str, scaled: bool = False) -> float | None:
         return n
     m = re.search(_ZH_NUM, text)
     if m:
-        return _zh_number(m.group(0))
+        n_zh = _zh_number(m.group(0))
+        if n_zh is not None and text[m.end() : m.end() + 1] == "万":
+            n_zh *= 10_000  # "三百二十万" is 3,200,000, like "320万"
+        return n_zh
     word = re.search(_EN_WORD_NUM, text, re.IGNORECASE)
     if word:
         return float(_EN_NUMBERS[word.group(0).lower()])

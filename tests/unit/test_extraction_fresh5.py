@@ -232,3 +232,36 @@ def test_a_weekday_in_passing_is_not_revised_with_a_date() -> None:
     assert any("I run a Saturday pottery club" in v for v in active)
     assert any("Sunday" in v for v in active)
     assert not any(v.startswith("The open day is on Saturday") for v in active)
+
+
+def test_a_floor_price_is_a_rule_even_before_a_question() -> None:
+    active = active_values(
+        ["我想把老家的车库卖掉。", "我的底价是18万，低于这个不卖。现在该怎么卖？"],
+        "你是一个帮人处理家事的助手。",
+    )
+    assert any("底价是18万" in v for v in active)
+
+
+def test_zh_agent_named_after_a_comma() -> None:
+    active = active_values(
+        ["我想把老家的车库卖掉。", "找的是链家的一个经纪人，叫周明远，大家叫他小周。"],
+        "你是一个帮人处理家事的助手。",
+    )
+    assert any("周明远" in v for v in active)
+
+
+def test_zh_amount_in_chinese_numerals_with_wan() -> None:
+    (v,) = extract_values("打算挂一百二十万。")
+    assert (v.kind, v.number) == ("money", 1_200_000.0)
+
+
+def test_zh_same_verb_before_two_amounts_is_one_price() -> None:
+    active = active_values(
+        [
+            "我想把老家的车库卖掉，打算挂二十五万。",
+            "中介看了周边的成交，最高的也就23万。明天让中介在网上挂22万，挂高了没人看。",
+        ],
+        "你是一个帮人处理家事的助手。",
+    )
+    assert any("挂22万" in v for v in active)
+    assert not any("二十五万" in v and "22万" not in v for v in active)
