@@ -187,7 +187,7 @@ class Resolver:
         ]
 
     def _bag(self, st: Statement, with_message: bool) -> Mapping[str, float]:
-        own = content_terms(st.text)
+        own = content_terms(_IDIOMS.sub(" ", st.text))
         if not with_message:
             return own
         return merge_terms((own, 1.0), (self.message_bag, 0.5))
@@ -251,7 +251,7 @@ class Resolver:
         cached = self.memo.get(key)
         if cached is not None:
             return cached
-        own = content_terms(st.text)
+        own = content_terms(_IDIOMS.sub(" ", st.text))
         item_bag = content_terms(item.value)
         mentioned = covered(bag if bag is not None else own, item_bag, self.idf)
         score = 0.6 * mentioned + 0.4 * similarity(own, item_bag, self.idf)
@@ -1045,6 +1045,8 @@ _CONDITION = re.compile(
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|your|that|this|those|these|its)\s+", re.IGNORECASE)
 
 
+# Change cues whose words name nothing: "on second thought" is not about a second one.
+_IDIOMS = re.compile(r"\bon second thoughts?\b|\bsecond thoughts\b|\bfirst of all\b", re.IGNORECASE)
 # What only makes sense next to the clause before it: "先列待办，*再说别的*", "check
 # the logs first, *then* ping me".
 _THEN = re.compile(r"^(?:再|然后|接着|之后再|随后)|^(?:and )?then\b|^after that\b", re.IGNORECASE)

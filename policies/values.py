@@ -90,6 +90,15 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("id", re.compile(r"\b[a-z][a-z0-9]{2,}(?:-[a-z0-9]+){2,}\b")),
     ("id", re.compile(r"\b[a-z][a-z0-9_-]{2,}/[a-z][a-z0-9_-]{2,}\b")),
     ("id", re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+|https?://\S+")),
+    # Phone numbers ("503-555-0142", "(503) 555-0142", "+44 20 7946 0958", "13817762045"):
+    # how to reach someone, as exact as an ID.
+    (
+        "id",
+        re.compile(
+            r"(?<![\d-])(?:\(\d{3}\) ?|\d{3}[-.])\d{3}[-.]\d{4}(?![\d-])"
+            r"|(?<![\w+])\+\d{1,3}(?:[ -]\d{1,4}){2,4}(?![\d-])|(?<!\d)1[3-9]\d{9}(?!\d)"
+        ),
+    ),
     # A quoted name or title ("Feature Stores Are a Lie", 《三体》): a value a
     # rename replaces. Only title-like quotes: several capitalised words or a book title.
     (

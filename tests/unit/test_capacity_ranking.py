@@ -62,3 +62,24 @@ def test_zh_rule_about_a_pronoun_ranks_below_a_named_rule() -> None:
     (vague,) = read_statements("这些一定要收好。", frozenset(), opening=False)
     (named,) = read_statements("发票原件一律不许寄出去。", frozenset(), opening=False)
     assert vague.importance < named.importance
+
+
+def test_phone_numbers_are_references() -> None:
+    from policies.values import extract_values
+
+    for text, phone in (
+        ("Call the caterer at 415-555-0199 before noon.", "415-555-0199"),
+        ("The office line is (212) 555-0147.", "(212) 555-0147"),
+        ("物业的电话是13912345678，白天都在。", "13912345678"),
+    ):
+        assert [(v.kind, v.text) for v in extract_values(text)] == [("id", phone)]
+
+
+def test_an_old_id_keeps_up_with_a_newer_value() -> None:
+    ref = user_item("r", "The venue's booking reference is BK-44810.", "fact", 0.75)
+    ref.source_ordinal = 4
+    dated = user_item("d", "The caterer arrives at 5pm on the day.", "fact", 0.65)
+    dated.source_ordinal = 30
+    assert score_item(ref, current_ordinal=60, query_terms=(), params=ScoringParams()) > (
+        score_item(dated, current_ordinal=60, query_terms=(), params=ScoringParams())
+    )

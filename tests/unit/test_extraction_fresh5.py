@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from policies.slots import named_slot
 from policies.values import extract_values
-from tests.unit.extraction_support import active_values
+from tests.unit.extraction_support import active_values, fold_messages
 
 SYSTEM_EN = "You are an assistant for someone opening a small coffee cart."
 
@@ -265,3 +265,33 @@ def test_zh_same_verb_before_two_amounts_is_one_price() -> None:
     )
     assert any("挂22万" in v for v in active)
     assert not any("二十五万" in v and "22万" not in v for v in active)
+
+
+def test_on_second_thought_is_not_about_a_second_option() -> None:
+    chat = [
+        ("user", "I'm opening a coffee cart at the train station next month."),
+        ("assistant", "Two carts fit:\n1. 2019 Piaggio Ape Classic\n2. 2021 Piaggio Ape Calessino"),
+        ("user", "Let's go with the second one."),
+        ("assistant", "OK."),
+        ("user", "On second thought let's do 36 months instead of 24 on the loan."),
+        ("assistant", "OK."),
+    ]
+    items, _ = fold_messages(chat, SYSTEM_EN)
+    active = [it.value for it in items if it.status == "active"]
+    assert any("Ape Calessino" in v for v in active)
+    assert any("36 months" in v for v in active)
+
+
+def test_choosing_one_option_retires_the_users_note_on_another() -> None:
+    chat = [
+        ("user", "I'm opening a coffee cart at the train station next month."),
+        ("assistant", "OK."),
+        ("user", "I found a used Rancilio Silvia listed at $450, one owner."),
+        ("assistant", "Two machines fit:\n1. Rancilio Silvia Pro\n2. Lelit Bianca V3"),
+        ("user", "Let's go with the second one."),
+        ("assistant", "OK."),
+    ]
+    items, _ = fold_messages(chat, SYSTEM_EN)
+    active = [it.value for it in items if it.status == "active"]
+    assert any("Lelit Bianca" in v for v in active)
+    assert not any("Rancilio" in v for v in active)
