@@ -77,9 +77,39 @@ class RuleExtractor:
             return _reply_only(text, turn.ordinal, live)
         resolver = Resolver(live, text, turn.ordinal, ctx.new_id, history=ctx.items)
         ops = resolver.resolve(statements)
+        ops += _rejected_options(ops, options, live)
         if not ops:
             return Extraction("irrelevant", reason="nothing new")
         return Extraction(_operation(ops), tuple(ops), reason=_reason(ops))
+
+
+def _rejected_options(
+    ops: list[MemoryOp], options: Sequence[str], live: Sequence[MemoryItem]
+) -> list[MemoryOp]:
+    """Picking one option of a list passes over the others: an earlier statement of the
+    user's that names one of those ("I found a listing: 2019 Outback Premium…") is no
+    longer the plan once "the second one" (the RAV4) is chosen."""
+    chosen = [
+        op.item for op in ops
+        if isinstance(op, (Add, Supersede)) and " → " in op.item.value
+    ]  # fmt: skip
+    if not chosen or len(options) < 2:
+        return []
+    choice = chosen[0]
+    picked = choice.value.rsplit(" → ", 1)[1]
+    out: list[MemoryOp] = []
+    for option in options:
+        if option == picked:
+            continue
+        words = {t for t in key_terms(option) if not t.isdigit()}
+        if len(words) < 2:
+            continue
+        for it in live:
+            if it.source != "user" or it.type not in ("fact", "entity", "preference"):
+                continue
+            if len(words & key_terms(it.value)) >= max(2, len(words) - 1):
+                out.append(Supersede(it.id, choice))
+    return out
 
 
 def _topic(system_prompt: str, live: Sequence[MemoryItem]) -> frozenset[str]:
