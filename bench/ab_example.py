@@ -149,7 +149,8 @@ def main() -> None:
     out = args.out or Path(tempfile.mkdtemp(prefix="memproxy-ab-"))
     out.mkdir(parents=True, exist_ok=True)
     directories = args.scenarios or [
-        d for d in (ROOT / "bench" / "scenarios", ROOT.parent / "shared" / "eval" / "scenarios")
+        d
+        for d in (ROOT / "bench" / "scenarios", ROOT.parent / "shared" / "eval" / "scenarios")
         if d.is_dir()
     ]
     scenarios = [s for d in directories for s in load_scenarios(d)]

@@ -119,8 +119,18 @@ def start_memproxy(stub_url: str, tmp: Path) -> tuple[subprocess.Popen[bytes], s
     path.write_text(yaml.safe_dump(config))
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "proxy.cli", "serve", "--config", str(path), "--port", str(port),
-         "--log-level", "warning"],
+        [
+            sys.executable,
+            "-m",
+            "proxy.cli",
+            "serve",
+            "--config",
+            str(path),
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
         cwd=ROOT,
         env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
         stdout=(tmp / "memproxy.log").open("ab"),
@@ -271,7 +281,8 @@ def pct(values: list[float], q: float) -> float:
 def rss_kib(pid: int) -> tuple[int, int]:
     """(current RSS, peak RSS) in KiB, from /proc (Linux)."""
     fields = dict(
-        line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+        line.split(":", 1)
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines()
         if ":" in line
     )
     return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
@@ -303,16 +314,27 @@ def main() -> None:
             procs.append(mp)
             targets = [
                 ("direct", Target("direct", f"{stub_url}/chat/completions", "stub-model", {})),
-                ("memproxy raw", Target("raw", f"{mp_base}/v1/chat/completions", "stub",
-                                        {"X-Memory-Mode": "raw"})),
+                (
+                    "memproxy raw",
+                    Target(
+                        "raw", f"{mp_base}/v1/chat/completions", "stub", {"X-Memory-Mode": "raw"}
+                    ),
+                ),
             ]
             binary = None if args.skip_litellm else litellm_binary()
             if binary is not None:
                 lp, lp_base = start_litellm(binary, stub_url, tmp)
                 procs.append(lp)
                 targets.append(
-                    ("litellm proxy", Target("litellm", f"{lp_base}/v1/chat/completions",
-                                             "stub", {"Authorization": "Bearer none"}))
+                    (
+                        "litellm proxy",
+                        Target(
+                            "litellm",
+                            f"{lp_base}/v1/chat/completions",
+                            "stub",
+                            {"Authorization": "Bearer none"},
+                        ),
+                    )
                 )
             elif not args.skip_litellm:
                 print("LiteLLM proxy could not be installed: its rows are missing")
@@ -340,14 +362,18 @@ def main() -> None:
                 stream_rows.append((name, first, total))
             report_stream(stream_rows)
 
-            print("\nThroughput, memproxy managed mode, distinct sessions, "
-                  f"{args.rounds}-round chats, budget {args.budget}:")
+            print(
+                "\nThroughput, memproxy managed mode, distinct sessions, "
+                f"{args.rounds}-round chats, budget {args.budget}:"
+            )
             for concurrency in (16, 64):
                 _, total, wall = asyncio.run(
                     run_load(managed_target, concurrency, max(3, 640 // concurrency), long_history)
                 )
-                print(f"  concurrency {concurrency}: {len(total) / wall:.0f} requests/s "
-                      f"(p50 {statistics.median(total):.1f} ms)")
+                print(
+                    f"  concurrency {concurrency}: {len(total) / wall:.0f} requests/s "
+                    f"(p50 {statistics.median(total):.1f} ms)"
+                )
             report_rss(mp.pid, managed_target, args.leak)
         finally:
             for proc in procs:
@@ -360,8 +386,10 @@ def main() -> None:
 
 
 def report_latency(rows: list[tuple[str, int, list[float], list[float]]], rounds: int) -> None:
-    print(f"\nAdded latency against the stub called directly ({os.cpu_count()} CPUs, "
-          "non-streaming; each request continues its worker's conversation)")
+    print(
+        f"\nAdded latency against the stub called directly ({os.cpu_count()} CPUs, "
+        "non-streaming; each request continues its worker's conversation)"
+    )
     print("| target | concurrency | p50 ms | p99 ms | added p50 ms | added p99 ms |")
     print("|---|---|---|---|---|---|")
     direct: dict[tuple[bool, int], tuple[float, float]] = {}
@@ -373,15 +401,19 @@ def report_latency(rows: list[tuple[str, int, list[float], list[float]]], rounds
             direct[(is_long, concurrency)] = (p50, p99)
         d50, d99 = direct.get((is_long, concurrency), (0.0, 0.0))
         added[(name, concurrency)] = p50 - d50
-        print(f"| {name} | {concurrency} | {p50:.2f} | {p99:.2f} | {p50 - d50:.2f} "
-              f"| {p99 - d99:.2f} |")
+        print(
+            f"| {name} | {concurrency} | {p50:.2f} | {p99:.2f} | {p50 - d50:.2f} "
+            f"| {p99 - d99:.2f} |"
+        )
     for concurrency in (1, 16):
         litellm = added.get((f"litellm proxy, {rounds}-round chat", concurrency))
         ours = added.get((f"memproxy managed, {rounds}-round chat", concurrency))
         raw = added.get((f"memproxy raw, {rounds}-round chat", concurrency))
         if litellm and ours is not None and raw is not None:
-            print(f"concurrency {concurrency}: added p50 managed / litellm = {ours / litellm:.2f}, "
-                  f"raw / litellm = {raw / litellm:.2f}")
+            print(
+                f"concurrency {concurrency}: added p50 managed / litellm = {ours / litellm:.2f}, "
+                f"raw / litellm = {raw / litellm:.2f}"
+            )
 
 
 def report_stream(rows: list[tuple[str, list[float], list[float]]]) -> None:
@@ -416,9 +448,11 @@ def report_rss(pid: int, target: Target, total_requests: int) -> None:
         done += per_worker * workers
         batch += 1
     after_all, peak = rss_kib(pid)
-    print(f"\nRSS of memproxy: after {tenth} requests {after_tenth / 1024:.0f} MiB, after "
-          f"{tenth + done} {after_all / 1024:.0f} MiB (ratio {after_all / after_tenth:.2f}); "
-          f"peak {peak / 1024:.0f} MiB")
+    print(
+        f"\nRSS of memproxy: after {tenth} requests {after_tenth / 1024:.0f} MiB, after "
+        f"{tenth + done} {after_all / 1024:.0f} MiB (ratio {after_all / after_tenth:.2f}); "
+        f"peak {peak / 1024:.0f} MiB"
+    )
 
 
 if __name__ == "__main__":

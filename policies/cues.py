@@ -217,6 +217,9 @@ CONSTRAINT = _table(
         r"|\bup to \d",
     ),
     (3, r"\bcap(?:ped|s)?\b(?!-)|\blimit(?:ed|s)?\b(?!-)|\bceiling\b(?!-)|\bdeadline\b|\bbudget\b"),
+    # The least the user will take: "floor price", "底价是295万".
+    (3, r"\bfloor price\b|\bbottom line\b|\blowest (?:i|we)(?:'ll| will) (?:go|accept)\b"),
+    (3, r"底价|最低价|最低(?:能)?接受|低于[^，。；]{0,6}不(?:卖|租|签|接|干)"),
     (
         3,
         r"\ballerg\w*|\bintoleran\w*|\bvegetarian\b|\bvegan\b|\bhalal\b|\bkosher\b|\bgluten\b"
@@ -329,7 +332,7 @@ REVOKE = Lexicon(
     r"|\b(?:quit|cease) \w+ing\b|\bno need for\b|\bdon'?t bother\b"
     r"|\benough (?:with|of) (?:the|that)\b"
     r"|\b(?:drop|ditch|lose|scrap|kill|cut) (?:the|those|these|that|your|all (?:the|those))"
-    r" (?:[\w-]+ ){0,2}?[\w-]+(?= *(?:[,.;!]|$| thing| part| bit| stuff| rule| and\b| too\b"
+    r" (?:[\w-]+ ){0,3}?[\w-]+(?= *(?:[,.;!]|$| thing| part| bit| stuff| rule| and\b| too\b"
     r"| now\b| entirely\b| altogether\b| completely\b| for now\b| from now\b))"
     r"|\bforget (?:about )?(?:the |those |these |all )?[\w-]+(?: [\w-]+)?"
     r"(?= *(?:[,.;!]|$| entirely| altogether| completely| for now))",
@@ -515,7 +518,8 @@ def recap_request(text: str) -> bool:
 
 CONTINUATION = Lexicon(
     r"^(?:instead|just|only|rather|then|otherwise|but)\b",
-    r"^(?:先|再|然后|而是|直接|改成|只要|否则)",
+    # Not "先说个规矩：…", "先跟你说好": that opens a new point, it continues nothing.
+    r"^(?:先(?!说|问|讲|聊|提|跟你|和你|给你|交代)|再|然后|而是|直接|改成|只要|否则)",
 )
 
 FILLER = re.compile(

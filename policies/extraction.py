@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from policies.choices import list_options
 from policies.cues import CONFIRM, REJECT
 from policies.dates import strip_markers
+from policies.embedded import without_embedded
 from policies.matching import key_terms
 from policies.observations import extract_assistant, extract_tool
 from policies.revision import Resolver
@@ -62,9 +63,10 @@ class RuleExtractor:
 
     def _user(self, turn: Turn, ctx: ExtractionContext, live: list[MemoryItem]) -> Extraction:
         # A transcript's "[date: …]" marker says when, not what: see `policies.dates`.
-        text = strip_markers(turn.text).strip()
+        # Pasted material (a page, a quoted mail, code) is not the user's own rule.
+        text = without_embedded(strip_markers(turn.text)).strip()
         if not text:
-            return Extraction("irrelevant", reason="empty message")
+            return Extraction("irrelevant", reason="empty message or pasted material only")
         answer = _answer_to_conflict(text, live)
         if answer is not None:
             return answer
@@ -75,9 +77,39 @@ class RuleExtractor:
             return _reply_only(text, turn.ordinal, live)
         resolver = Resolver(live, text, turn.ordinal, ctx.new_id, history=ctx.items)
         ops = resolver.resolve(statements)
+        ops += _rejected_options(ops, options, live)
         if not ops:
             return Extraction("irrelevant", reason="nothing new")
         return Extraction(_operation(ops), tuple(ops), reason=_reason(ops))
+
+
+def _rejected_options(
+    ops: list[MemoryOp], options: Sequence[str], live: Sequence[MemoryItem]
+) -> list[MemoryOp]:
+    """Picking one option of a list passes over the others: an earlier statement of the
+    user's that names one of those ("I found a listing: 2019 Outback Premium…") is no
+    longer the plan once "the second one" (the RAV4) is chosen."""
+    chosen = [
+        op.item for op in ops
+        if isinstance(op, (Add, Supersede)) and " → " in op.item.value
+    ]  # fmt: skip
+    if not chosen or len(options) < 2:
+        return []
+    choice = chosen[0]
+    picked = choice.value.rsplit(" → ", 1)[1]
+    out: list[MemoryOp] = []
+    for option in options:
+        if option == picked:
+            continue
+        words = {t for t in key_terms(option) if not t.isdigit()}
+        if len(words) < 2:
+            continue
+        for it in live:
+            if it.source != "user" or it.type not in ("fact", "entity", "preference"):
+                continue
+            if len(words & key_terms(it.value)) >= max(2, len(words) - 1):
+                out.append(Supersede(it.id, choice))
+    return out
 
 
 def _topic(system_prompt: str, live: Sequence[MemoryItem]) -> frozenset[str]:

@@ -35,6 +35,7 @@ from policies.matching import (
 )
 from policies.segment import (
     SELF_FIX,
+    clauses,
     replaced_text,
     shorten,
     unrelated_clauses,
@@ -48,6 +49,7 @@ from policies.slots import (
     derive_slot,
     local_context_match,
     named_slot,
+    same_amount_verb,
     same_slot,
     same_unit_change,
     value_change,
@@ -77,7 +79,9 @@ _RULE_TYPES: frozenset[str] = frozenset({"directive", "constraint", "preference"
 # something ("不用每题都出了，每次最后统一出5道就行").
 _POSITIVE = re.compile(
     r"就行|就可以|就好|即可|直接|统一|改成|改为|换成|只要|也没关系|也行|\bfeel free\b"
-    r"|\binstead\b|\bjust\b|\bonly\b|\brather\b",
+    r"|\binstead\b|\bjust\b|\bonly\b|\brather\b"
+    # "stop doing tables, plain bullet lists are easier": the alternative is named
+    r"|\b(?:easier|better|simpler|clearer|nicer|prefer(?:red)?)\b|更(?:好|方便|清楚|简单|合适)",
     re.IGNORECASE,
 )
 
@@ -183,7 +187,7 @@ class Resolver:
         ]
 
     def _bag(self, st: Statement, with_message: bool) -> Mapping[str, float]:
-        own = content_terms(st.text)
+        own = content_terms(_IDIOMS.sub(" ", st.text))
         if not with_message:
             return own
         return merge_terms((own, 1.0), (self.message_bag, 0.5))
@@ -205,7 +209,7 @@ class Resolver:
         best: MemoryItem | None = None
         best_score = 0.0
         for rank, item in enumerate(pool):
-            if item.id not in related:
+            if item.id not in related and not _near_same_words(st, item):
                 continue
             old_values = extract_values(item.value)
             score = self._lexical(st, item, bag)
@@ -218,6 +222,7 @@ class Resolver:
                 and not slot_match
                 and not same_unit_change(st.strong_values, old_values)
                 and not _renamed(st.strong_values, old_values)
+                and not _near_same_words(st, item)
             ):
                 continue
             if slot_match:
@@ -246,7 +251,7 @@ class Resolver:
         cached = self.memo.get(key)
         if cached is not None:
             return cached
-        own = content_terms(st.text)
+        own = content_terms(_IDIOMS.sub(" ", st.text))
         item_bag = content_terms(item.value)
         mentioned = covered(bag if bag is not None else own, item_bag, self.idf)
         score = 0.6 * mentioned + 0.4 * similarity(own, item_bag, self.idf)
@@ -271,8 +276,11 @@ class Resolver:
             or (it.type == "directive" and same_side(_revoked_text(st), it.value))
         ]  # fmt: skip
         target, score = self._best(st, pool, with_message=True)
-        if target is None or score < REVOKE_MIN:
-            target = self._recent_rule(st)
+        named = target is not None and score >= REVOKE_MIN
+        if not named:
+            target = self._only_rule_named(st, pool)
+            named = target is not None
+            target = target or self._recent_rule(st)
         if target is None and self._withdraw_quoted(st):
             st.consumed = True
             return
@@ -297,8 +305,19 @@ class Resolver:
         else:
             self.claimed.add(target.id)
             self.ops.append(Revoke(target.id, st.text[:120]))
+            if named and target.type == "directive":
+                self.ops.append(Add(self._withdrawal(st, target)))
         self._keep_siblings(target, st)
         st.consumed = True
+
+    def _withdrawal(self, st: Statement, revoked: MemoryItem) -> MemoryItem:
+        """ "You can stop including tax in the prices", "工时估算以后不用写了": the
+        instruction is gone, but the recent turns still show the habit it set, so the
+        withdrawal itself is what holds now. Task state of this conversation: it
+        retires the rule, it is no rule to carry into the next conversation."""
+        item = self._new_item(st, st.text, "state", slot=revoked.slot)
+        item.importance = revoked.importance
+        return item
 
     def _withdraw_quoted(self, st: Statement) -> bool:
         """ "I'm not sold on "Lights On" anymore", "「晨光」那个名字不要了": a quoted name
@@ -322,6 +341,20 @@ class Resolver:
                     self.ops.append(Supersede(it.id, item))
                 done = True
         return done
+
+    @staticmethod
+    def _only_rule_named(st: Statement, pool: list[MemoryItem]) -> MemoryItem | None:
+        """ "You can stop doing the grid now": the one standing instruction that holds
+        the word right after the cue, however long that instruction is."""
+        token = _named_after_cue(st)
+        if token is None:
+            return None
+        words = {t for t, w in weighted_terms(token).items() if w >= 1}
+        hits = [
+            it for it in pool
+            if it.type == "directive" and words & set(weighted_terms(it.value))
+        ]  # fmt: skip
+        return hits[0] if len(hits) == 1 else None
 
     def _recent_rule(self, st: Statement) -> MemoryItem | None:
         """ "Scratch that" / "算了" names nothing: it means the latest rule."""
@@ -607,6 +640,9 @@ class Resolver:
                 st.type in _RULE_TYPES
                 or it.type not in _RULE_TYPES
                 or _same_threshold_rule(st, it)  # "we can go to $14,500 max" is a cap too
+                # A plan stated as a wish ("opening night Friday March 13") is re-set by a
+                # plain new value next to the same words ("with March 20 as opening night").
+                or (it.type == "preference" and local_context_match(st.text, it.value))
             )
         ]
         # The only cap (or floor) on the same measure: "最多10万元吧" after "预算不超过8万元"
@@ -790,6 +826,9 @@ class Resolver:
         rest = unrelated_clauses(old.value, near, contiguous=False)
         if rest is None:
             return
+        rest = _standalone_clauses(old.value, rest)
+        if rest is None:
+            return
         values = extract_values(rest)
         content = sum(1 for w in weighted_terms(rest).values() if w >= 1)
         valued = comparable(values) or any(v.kind == "id" for v in values)
@@ -853,6 +892,8 @@ class Resolver:
         """
         if old_value.kind not in REVISABLE_KINDS:
             return
+        if old_value.kind == "date" and old_value.number is None:
+            return  # a bare weekday recurs ("a Saturday school"): quoting it dates nothing
         sig = value_signature(old_value)
         for other in self.live:
             if other.id in self.claimed or other.id == old.id or other.type == "directive":
@@ -893,6 +934,12 @@ def _same_named_slot(st: Statement, item: MemoryItem) -> bool:
     if item.slot not in NAMED_SLOTS or not st.strong_values:
         return False
     return named_slot(st.text) == item.slot
+
+
+def _near_same_words(st: Statement, item: MemoryItem) -> bool:
+    """ "挂三百二十万" / "明天在App上挂308万": Chinese one-character words are no terms,
+    so the shared verb before the amounts is what ties them."""
+    return bool(st.strong_values) and same_amount_verb(st.text, item.value)
 
 
 def _same_threshold_rule(st: Statement, item: MemoryItem) -> bool:
@@ -996,6 +1043,53 @@ _CONDITION = re.compile(
     re.IGNORECASE,
 )
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|your|that|this|those|these|its)\s+", re.IGNORECASE)
+
+
+# Change cues whose words name nothing: "on second thought" is not about a second one.
+_IDIOMS = re.compile(r"\bon second thoughts?\b|\bsecond thoughts\b|\bfirst of all\b", re.IGNORECASE)
+# What only makes sense next to the clause before it: "先列待办，*再说别的*", "check
+# the logs first, *then* ping me".
+_THEN = re.compile(r"^(?:再|然后|接着|之后再|随后)|^(?:and )?then\b|^after that\b", re.IGNORECASE)
+# A frame that says when a rule applies, with the rule itself gone: "你以后回复我", "when
+# you answer me".
+_FRAME = re.compile(
+    r"^你?(?:以后|今后|之后|每次|都)*(?:给我)?(?:回复|回答|答复|回|写)(?:我)?(?:的时候|时)?$"
+    r"|^(?:from now on,? |going forward,? )?(?:when(?:ever)? |each time |every time )?"
+    r"you (?:reply|answer|respond|write back)(?: to me)?$",
+    re.IGNORECASE,
+)
+# Why the withdrawn rule was set ("因为我要转给供应商", "because my printer is old"):
+# no rule of its own once the rule is gone.
+_REASON = re.compile(r"^(?:因为|由于|毕竟)|^(?:because|since|as)\b", re.IGNORECASE)
+# Three or more short items in a row: "with SKU, name, stock and last sale date".
+_ENUMERATION = re.compile(
+    r"(?:[\w'-]+(?: [\w'-]+){0,2}, ){2,}(?:[\w'-]+(?: [\w'-]+){0,2},? )?(?:and|or) [\w'-]+"
+    r"(?: [\w'-]+){0,3}"
+)
+
+
+def _standalone_clauses(old: str, rest: str) -> str | None:
+    """The clauses left of a withdrawn rule that still stand on their own.
+
+    Not an item of a list the withdrawn clause began ("…as a table with SKU, name,
+    stock and last sale date"), not a step sequenced after it ("再说别的"), not the
+    bare frame of the rule ("你以后回复我"), not its reason ("因为我要转给供应商").
+    """
+    sep = "，" if re.search(r"[\u3400-\u9fff]", old) else ", "
+    lists = [m.span() for m in _ENUMERATION.finditer(old)]
+    parts = [p for p in rest.split(sep) if p.strip()]
+    kept: list[str] = []
+    for part in parts:
+        if _REASON.match(part.strip()):
+            break  # what follows a reason explains it too ("因为…，他们那边习惯这样")
+        at = old.find(part)
+        in_list = len(part.split()) <= 3 and any(a <= at and at + len(part) <= b for a, b in lists)
+        before = [c for c in clauses(old[:at]) if c.strip()] if at > 0 else []
+        orphaned = bool(_THEN.match(part)) and bool(before) and before[-1] not in parts
+        if in_list or orphaned or _FRAME.match(part.strip()):
+            continue
+        kept.append(part)
+    return sep.join(kept) or None
 
 
 def _revoked_text(st: Statement) -> str:

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from policies.names import names_contact
 from policies.segment import self_fixed
 from policies.text import term_set
 from policies.types import ItemSource, ItemType, MemoryItem
@@ -70,6 +71,9 @@ class ScoringParams(BaseModel):
     # A value the user revised is the current answer to something that was
     # asked twice: it ranks above what was said once.
     revised_bonus: float = Field(default=0.1, ge=0)
+    # Decay floor of IDs and named contacts the user gave: stated once, early, and
+    # needed whenever a message to a third party is written.
+    reference_decay_floor: float = Field(default=0.7, ge=0, le=1)
 
 
 # Item values repeat across requests (same session, same items), so their term
@@ -113,10 +117,13 @@ def holds_id(text: str) -> bool:
     return any(v.kind == "id" for v in extract_values(text))
 
 
-def recency(item: MemoryItem, current_ordinal: int, params: ScoringParams) -> float:
+def recency(
+    item: MemoryItem, current_ordinal: int, params: ScoringParams, floor: float | None = None
+) -> float:
     age = max(current_ordinal - item.source_ordinal, 0)
     decay = math.pow(0.5, age / params.half_life)
-    return params.decay_floor + (1.0 - params.decay_floor) * decay
+    low = params.decay_floor if floor is None else floor
+    return low + (1.0 - low) * decay
 
 
 def score_item(
@@ -132,15 +139,21 @@ def score_item(
     # A value fixed mid-sentence ("84-2219047 — wait no, 84-2291047") is concrete
     # and revised at once: the user took care to get it right, like an ID.
     fixed = is_user_stated(item) and self_fixed(item.value)
-    if fixed or (is_user_stated(item) and concrete(item.value)):
+    # Who to reach ("our contact at the venue is Marta") is said once and asked
+    # back like a date: it ranks like a concrete value, not like a passing remark.
+    contact = is_user_stated(item) and item.type != "goal" and names_contact(item.value)
+    floor = None
+    if fixed or contact or (is_user_stated(item) and concrete(item.value)):
         weight = max(weight, source_weight)
         importance = max(importance, params.valued_importance)
-        if fixed or holds_id(item.value):
+        if fixed or contact or holds_id(item.value):
             importance = max(importance, params.id_importance)
+            # An ID or a contact does not get less true with age; a remark does.
+            floor = max(params.decay_floor, params.reference_decay_floor)
     if (item.replaces or fixed) and is_user_stated(item):
         importance += params.revised_bonus
     score = params.importance_weight * importance * weight
-    score *= recency(item, current_ordinal, params)
+    score *= recency(item, current_ordinal, params, floor)
     score += params.relevance_weight * relevance(query_terms, item.value)
     score -= min(params.exposure_penalty * item.exposure, params.max_exposure_penalty)
     if item.source == "user" and item.type != "inferred":

@@ -94,6 +94,17 @@ def _context(text: str, v: Value) -> Mapping[str, float]:
     """Words around `v`, without any value's text (shared neighbouring values such as
     "周一、周三、周五" say nothing about which value changed)."""
     lo, hi = max(0, v.start - 15), v.end + 15
+    # A neighbouring value takes no room from the words ("opening night Friday March
+    # 13"), and the window ends on whole words.
+    for other in extract_values(text):
+        if other is not v and other.end <= v.start and other.end > lo:
+            lo = max(0, lo - (other.end - other.start))
+        elif other is not v and other.start >= v.end and other.start < hi:
+            hi += other.end - other.start
+    while lo > 0 and not text[lo - 1].isspace() and text[lo - 1].isalnum() and text[lo].isascii():
+        lo -= 1
+    while hi < len(text) and text[hi].isalnum() and text[hi].isascii():
+        hi += 1
     window = text[lo:hi]
     for other in extract_values(text):
         if other.end > lo and other.start < hi:
@@ -123,9 +134,32 @@ def local_context_match(new_text: str, old_text: str) -> bool:
             ):
                 continue
             near_old = {t for t, w in _context(old_text, ov).items() if w >= 1}
-            if near_new & near_old:
+            if near_new & near_old or _same_zh_verb(new_text, nv, old_text, ov):
                 return True
     return False
+
+
+def same_amount_verb(new_text: str, old_text: str) -> bool:
+    """Two amounts right after the same one-character verb ("挂三百二十万" / "挂308万")."""
+    return any(
+        _same_zh_verb(new_text, nv, old_text, ov)
+        for nv in extract_values(new_text) if nv.kind == "money"
+        for ov in extract_values(old_text) if ov.kind == "money"
+        and value_signature(nv) != value_signature(ov)
+    )  # fmt: skip
+
+
+# Characters that only join a number to its sentence ("是295万", "到300元").
+_ZH_LINKS = frozenset("是为了到在的约共付给有和或到就才都也还再")
+
+
+def _same_zh_verb(new_text: str, nv: Value, old_text: str, ov: Value) -> bool:
+    """The same one-character verb right before both amounts ("挂三百二十万" / "在App上
+    挂308万"): Chinese words of one character are invisible to the bigram terms."""
+    if nv.kind != "money" or nv.start == 0 or ov.start == 0:
+        return False
+    a, b = new_text[nv.start - 1], old_text[ov.start - 1]
+    return a == b and "\u4e00" <= a <= "\u9fff" and a not in _ZH_LINKS
 
 
 def changed_pair(new_text: str, old_text: str) -> tuple[Value, Value] | None:
@@ -157,7 +191,8 @@ _SLOT_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "budget",
             r"budget|spending|预算|开销|花费|买菜的钱|\d[\d,.]*\s?[kK]?\s+all[- ]in\b"
-            r"|\bstretch (?:it |that )?to\b|\bcan afford\b|\bspend up to\b",
+            r"|\bstretch (?:it |that )?to\b|\bcan afford\b|\bspend up to\b"
+            r"|\bset aside\b|\b(?:can|could) spend\b",
         ),
         ("deadline", r"deadline|due|at the latest|截止|最晚|最迟"),
         ("language", r"\b(?:english|chinese|japanese|german|french)\b|中文|英文|日文|语言"),

@@ -10,6 +10,7 @@ answered, not remembered.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
@@ -36,7 +37,8 @@ from policies.cues import (
     small_talk,
     strip_filler,
 )
-from policies.matching import topical_overlap, weighted_terms, word_set
+from policies.matching import topical_overlap, weighted_terms
+from policies.names import ROLE, person_names
 from policies.segment import clauses, self_fixed, split_sentences
 from policies.types import ItemType
 from policies.values import Value, extract_values
@@ -69,16 +71,6 @@ _HELP = re.compile(
     re.IGNORECASE,
 )
 # People and their roles are entities worth keeping ("Dmitri is on call").
-_ROLE = re.compile(
-    r"\bon call\b|\bowner\b|\bin charge\b|\bcontact\b|\bcounterpart\b|\bassign(?:ed)? to\b"
-    r"|\breports? to\b|\bresponsible\b|\bdirector\b|\bmanager\b|\bpm\b|\blead\b|\bboss\b"
-    r"|\bsigns? off\b|\bapprov\w+|\breviewer\b|\bstakeholder\b|\bclient\b|\bcustomer\b"
-    r"|(?<![a-z])hr(?![a-z])|\brecruiter\b|\bdecides?\b|'s (?:call|decision)\b"
-    r"|\bup to (?:him|her|them)\b"
-    r"|\bdoctor\b|\bvet\b|\blawyer\b|\baccountant\b|\bagent\b|\blandlord\b"
-    r"|负责|对接|联系人|经理|总监|主管|老板|审批|甲方|内推|说了算|决定|医生|会计|律师|顾问|中介|房东",
-    re.IGNORECASE,
-)
 _COPULA = re.compile(
     r"\b(?:is|are|was|were|goes|go|gets|will be|stays?|lives?)\b|=|是|为|叫|在|用", re.IGNORECASE
 )
@@ -89,7 +81,9 @@ _PLAN_KINDS = frozenset(
 _NARRATIVE = re.compile(
     r"^(?:i|my|we|our|it|it's|today|yesterday|last night|this morning|lol|haha)\b[^.?!]*"
     r"\b(?:went|ran"
-    r"|had|got|was|were|did|snowed|rained|ate|watched|saw|bought|played|scored|broke|knocked"
+    # "I've got the permit" is what the user has now, not a story.
+    r"|had|(?<!'ve )(?<!have )got|was|were|did|snowed|rained|ate|watched|saw|bought|played"
+    r"|scored|broke|knocked"
     r"|spent|took|grew up)\b|^(?:今天|昨天|刚才|刚刚|我今天|我昨天|哈哈)[^。！？]*了"
     r"|\b(?:went|turned out) (?:great|well|fine|ok|okay|badly|smoothly|perfectly|better|worse"
     r"|really well|so well)\b|\b(?:loved|hated|liked) it\b",
@@ -103,22 +97,6 @@ _CHITCHAT = re.compile(
     re.IGNORECASE,
 )
 _WE = re.compile(r"\b(?:we|we're|we'll|we've|we'd|our|us)\b|我们|咱们|我家|我们家", re.IGNORECASE)
-_NAME = re.compile(
-    r"(?:(?<=[\s(\"'“‘：:，,、])|(?<=[\u3400-\u9fff]))[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*"
-)
-# A Chinese name next to the role that introduces it ("同事刘思远", "王医生", "周敏周会计").
-_ZH_SURNAMES = (
-    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢"
-    "姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
-)
-_ZH_ROLES = (
-    r"同事|朋友|老板|经理|主管|领导|总监|医生|大夫|老师|会计|律师|顾问|中介|房东|师傅|教练|导师|学长|学姐"
-    r"|同学|室友|闺蜜|总|工|助理|秘书|HR"
-)
-_ZH_PERSON = re.compile(
-    rf"(?:{_ZH_ROLES})(?:叫|是)?[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
-    rf"|[{_ZH_SURNAMES}][\u4e00-\u9fff]?(?:{_ZH_ROLES})"
-)
 # "X is called Y", "named Y", "Town: Gullhaven": naming a person, place or thing.
 _NAMING = re.compile(
     r"\b(?:called|named|known as|goes by|titled)\b|^[\w' -]{1,24}: [A-Z][\w-]+"
@@ -137,11 +115,6 @@ _HEDGE = re.compile(
     r"\b(?:might|maybe|perhaps|possibly|probably|i guess|not sure|i wonder|could be)\b"
     r"|也许|或许|说不定|不一定|可能(?:会|要|得|是)?(?!性)",
     re.IGNORECASE,
-)
-_NOT_NAMES = word_set(
-    """I I'm I'd I'll I've The A An And But So Oh Also Yes No Ok Okay Hi Hey Thanks Please
-    Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
-    June July August September October November December English Chinese UTC"""
 )
 # Hard limits rank first: safety (allergies, injuries, surgery), absolute words.
 _HARD = re.compile(
@@ -199,6 +172,9 @@ class _Where:
     after_question: bool  # the previous sentence was one ("Any sci-fi tips? Something gripping.")
     reported: bool
     listed: bool  # a line under a "Requirements:" / "要求如下：" header
+    # The sentence before was someone else's wish ("Mrs. Zhou wants us to…"): what the
+    # user says against it ("But we teach simplified") is the user's own decision.
+    answering_reported: bool = False
 
 
 _ASIDE_END = re.compile(
@@ -270,11 +246,12 @@ def read_statements(
             continue
         # Pieces of one semicolon-chained sentence share its speaker.
         reported = cues.reported or (prev_reported and i > 0 and raw_ends[i - 1])
+        answering = not reported and (prev_reported or (i > 0 and _others_wish(sentences[i - 1])))
         prev_reported = reported
         where = _Where(topic, opening, not out, aside,
                        i + 1 < len(sentences) and questions[i + 1],
-                       i > 0 and questions[i - 1], reported, listed)  # fmt: skip
-        st = None if recaps[i] else _classify(i, text, cues, where)
+                       i > 0 and questions[i - 1], reported, listed, answering)  # fmt: skip
+        st = None if recaps[i] else _classify_or_premise(i, text, cues, where, questions[i])
         if st is None and correcting and not recaps[i] and not questions[i]:
             # "My mistake. 8 people." / "是我记错了。3.8公斤。": the value after the admission.
             values = extract_values(text)
@@ -388,11 +365,6 @@ def _content(text: str) -> int:
     return sum(1 for w in weighted_terms(text).values() if w >= 1)
 
 
-def _names(text: str) -> list[str]:
-    found = [n for n in _NAME.findall(text) if n.split()[0] not in _NOT_NAMES]
-    return found + _ZH_PERSON.findall(text)
-
-
 def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | None:
     if where.reported and not cues.agreement:
         return None
@@ -409,7 +381,11 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
         and not cues.question
         and not where.aside
         and (
-            fixed_number or strong or contrast_terms(text) or _names(text) or cues.requirement >= 2
+            fixed_number
+            or strong
+            or contrast_terms(text)
+            or person_names(text)
+            or cues.requirement >= 2
         )
     ):
         # "Sorry, I meant Paulina, not Priyanka": always kept; it replaces what it fixes.
@@ -439,15 +415,7 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
     kind = _kind(text, cues, where, values, content, revoke)
     if kind is None:
         return None
-    importance = _BASE_IMPORTANCE.get(kind, 0.5)
-    if kind == "constraint" and (_HARD.search(text) or negated(text)):
-        importance += 0.1
-    if where.opening and kind in ("fact", "entity"):
-        importance = 0.75
-    if kind in ("fact", "entity") and any(v.kind == "id" for v in values):
-        importance = max(importance, 0.75)  # an ID the user gives is a key reference
-    if where.reported:
-        importance = 0.5
+    importance = _importance(kind, text, values, where, revoke, strong)
     return Statement(index, text, cues, values, kind, round(importance, 2), revoke, where.reported)
 
 
@@ -508,6 +476,19 @@ def _cued(cues: Cues) -> bool:
     return cues.requirement >= 2 or cues.change >= 1 or cues.revoke_span is not None
 
 
+# Money the user has for something ("I've got 1.5k set aside for the POS", "装修预算准备了
+# 8万"): a budget, even when it comes right after a question.
+_SET_ASIDE = re.compile(
+    r"\bset aside\b|\bsaved up\b|\bbudget(?:ed|ing)?\b|\b(?:can|could) spend\b"
+    r"|预算|准备了|存了|攒了",
+    re.IGNORECASE,
+)
+
+
+def _money_set_aside(text: str) -> bool:
+    return bool(_SET_ASIDE.search(text)) and any(v.kind == "money" for v in extract_values(text))
+
+
 def _dropped(text: str, cues: Cues, where: _Where, revoke: bool) -> bool:
     """Questions, asides and one-off requests, unless they carry a rule."""
     for_me = not (_PERSONAL_NEED.search(text) or _OTHERS_WISH.search(text))
@@ -525,6 +506,7 @@ def _dropped(text: str, cues: Cues, where: _Where, revoke: bool) -> bool:
         and not revoke
         and cues.change < 2
         and (cues.requirement < 3 or _soft_scope(text, cues))
+        and not _money_set_aside(text)
     ):
         return True  # elaborates the question just asked, it sets no rule
     if revoke or cues.change >= 2:
@@ -556,10 +538,39 @@ _OTHERS_WISH = re.compile(
 _ANAPHOR = re.compile(r"\b(?:that|this|it|those|these|them)\b|这个|那个|这样|那样|这种|那种", re.I)
 
 
+_RULE_KINDS = frozenset({"directive", "constraint", "preference"})
+_VAGUE_IMPORTANCE = 0.55
+# What a vague rule points at: a pronoun or an unnamed "one" / "anything".
+_POINTER = re.compile(
+    r"\b(?:that|this|it|those|these|them|one|anything|something)\b"
+    r"|这个|那个|这些|那些|这样|那样|这种|那种",
+    re.IGNORECASE,
+)
+_ZH_RULE_WORDS = re.compile(
+    r"一定|千万|必须|务必|不能|不要|不许|不准|别|要|都|也|就|还|再|请|得|了|吧|啊|呀|哦|的|你|我们|咱们"
+)
+_PARTICLES = frozenset({"up", "down", "away", "out", "off", "back", "over", "around", "aside"})
+
+
+def _vague_rule(text: str, strong: bool) -> bool:
+    """A rule whose object is only a pointer ("Don't mix them up", "I need to drop
+    one", "那个别弄了"): one content word at most, no value, no name, no standing cue."""
+    if strong or not _POINTER.search(text) or person_names(text) or STANDING.search(text):
+        return False
+    if re.search(r"[\u3400-\u9fff]", text):
+        # Chinese words are counted as bigrams: count what is left of the sentence
+        # once the pointer and the rule's own words are gone ("那个一定要放好" → 放好).
+        core = _ZH_RULE_WORDS.sub("", _POINTER.sub("", text))
+        return len(re.findall(r"[\u3400-\u9fff]", core)) <= 2
+    # A phrasal verb's particle ("throw those away") names nothing either.
+    bag = weighted_terms(text)
+    return sum(1 for t, w in bag.items() if w >= 1 and t not in _PARTICLES) <= 1
+
+
 def _bare_rule(text: str) -> bool:
     """A rule about "that" with nothing else in it ("No, hard no on that.",
     "那个不行。"): it points at what the assistant just said, it names nothing."""
-    return bool(_ANAPHOR.search(text)) and _content(text) <= 1 and not _names(text)
+    return bool(_ANAPHOR.search(text)) and _content(text) <= 1 and not person_names(text)
 
 
 def _soft_scope(text: str, cues: Cues) -> bool:
@@ -599,6 +610,95 @@ def _one_off(text: str, cues: Cues) -> bool:
     return not any(w.lower() in _MANNER for w in rest)
 
 
+def _classify_or_premise(
+    index: int, text: str, cues: Cues, where: _Where, question: bool
+) -> Statement | None:
+    st = _classify(index, text, cues, where)
+    if st is None and (question or where.before_question) and not where.aside:
+        st = _premise(index, text, where, question)
+    return st
+
+
+_WISH = re.compile(
+    r"\b(?:wants?|wanted|insists?|would like|is pushing for) (?:us|me)\b"
+    r"|想让|希望我们|要求我们|非要|特别想",
+    re.IGNORECASE,
+)
+
+
+def _others_wish(text: str) -> bool:
+    """Someone else's wish ("Mrs. Zhou really wants us to…", "老板想让我们…")."""
+    if _OTHERS_WISH.search(text):
+        return True
+    own = re.match(r"(?:i|we)\b|我们?(?:特别|真的|很|也)?(?:想|希望|要求)", text, re.IGNORECASE)
+    return bool(_WISH.search(text)) and not own
+
+
+# Turning against what was just said: "But we…", "不过我们…".
+_COUNTER = re.compile(
+    r"^(?:but|however|still|no,)\b|^(?:但是|但|不过|可是|可)(?:我们|我|咱们)", re.IGNORECASE
+)
+# A premise given as settled news, not as part of the question ("练了两周了，正常吗？").
+_SETTLED = re.compile(
+    r"\b(?:since|now that|given that|seeing as|now)\b"
+    r"|既然|已经|收齐|定了|确定了|确认了|改成|挪到",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(r"[，,；;]\s*")
+
+
+def _premise(index: int, text: str, where: _Where, question: bool) -> Statement | None:
+    """What a question takes as settled: "Since the tasting's on Friday the 14th now,
+    can you draft the menu?", "名单收齐了，45人，场地够吧？". The leading clauses up
+    to the last one holding a value (or the whole sentence right before the question),
+    if they are said as settled."""
+    premise = _leading_values(text) if question else text
+    if not premise or not any(v.kind in _STRONG_KINDS for v in extract_values(premise)):
+        return None
+    cues = read_cues(premise)
+    if cues.question or cues.reported or not _SETTLED.search(premise):
+        return None
+    plain = dataclasses.replace(where, before_question=False, after_question=False)
+    st = _classify(index, premise, cues, plain)
+    if st is None and not (_CHITCHAT.search(premise) or _NARRATIVE.search(premise)):
+        # Settled news about the plan, even when its words are new to the conversation.
+        values = extract_values(premise)
+        st = Statement(index, premise, cues, values, _fact_type(values, premise), 0.65)
+    return st
+
+
+def _leading_values(text: str) -> str:
+    """The clauses of a question up to the last one holding a value, before the asking."""
+    end = 0
+    for m in _CLAUSE_BREAK.finditer(text):
+        if any(v.kind in _STRONG_KINDS for v in extract_values(text[end : m.start()])):
+            end = m.start()
+        elif end:
+            break
+        if is_question(text[: m.start()]):
+            return ""
+    return text[:end]
+
+
+def _importance(
+    kind: ItemType, text: str, values: tuple[Value, ...], where: _Where, revoke: bool, strong: bool
+) -> float:
+    importance = _BASE_IMPORTANCE.get(kind, 0.5)
+    if kind == "constraint" and (_HARD.search(text) or negated(text)):
+        importance += 0.1
+    if where.opening and kind in ("fact", "entity"):
+        importance = 0.75
+    if kind in ("fact", "entity") and any(v.kind == "id" for v in values):
+        importance = max(importance, 0.75)  # an ID the user gives is a key reference
+    if where.reported:
+        importance = 0.5
+    if kind in _RULE_KINDS and not revoke and _vague_rule(text, strong):
+        # "Don't mix them up", "I need to drop one": a rule about something named only
+        # by a pronoun is kept, but ranks below the facts that say what it is about.
+        importance = _VAGUE_IMPORTANCE
+    return importance
+
+
 def _kind(
     text: str, cues: Cues, where: _Where, values: tuple[Value, ...], content: int, revoke: bool
 ) -> ItemType | None:
@@ -628,6 +728,8 @@ def _kind(
         # "这周开始就吃希尔斯了", "we've switched to the blue one"; not a bare
         # announcement ("Change of plan on comments.").
         return "fact"
+    if where.answering_reported and _COUNTER.match(text) and (personal or _WE.search(text)):
+        return "constraint"  # "But we teach simplified.", "但我们还是按投票结果来。"
     if IDENTITY.search(text):
         return "entity"
     if MEMO.search(text):
@@ -642,8 +744,10 @@ def _fact_kind(
 ) -> ItemType | None:
     if _TASK.match(text):
         return None
-    if any(v.kind == "id" for v in values) and _COPULA.search(text):
-        return "entity"
+    if any(v.kind == "id" for v in values) and (
+        _COPULA.search(text) or FIRST_PERSON.search(text) or _WE.search(text)
+    ):
+        return "entity"  # "my order is …", "I've got the permit, number …"
     if _CHITCHAT.search(text) or _NARRATIVE.search(text):
         return None  # "pouring for three days straight", "今天加班到十点，累死了"
     if strong and (relevant or _WE.search(text)):
@@ -653,10 +757,10 @@ def _fact_kind(
     # a story about the user's day ("It snowed in Oslo today") is not.
     if any(v.kind in _PLAN_KINDS for v in values):
         return _fact_type(values, text)
-    names = _names(text)
+    names = person_names(text)
     we_are = bool(_WE.search(text) and _COPULA.search(text))  # "Our PM is Sarah Chen"
     if names and (
-        _ROLE.search(text) or we_are or _NAMING.search(text) or (relevant and cues.agreement)
+        ROLE.search(text) or we_are or _NAMING.search(text) or (relevant and cues.agreement)
     ):
         return "entity"
     if cues.agreement and relevant and (strong or names):
@@ -683,6 +787,6 @@ def _fact_type(values: tuple[Value, ...], text: str) -> ItemType:
     kinds = {v.kind for v in values}
     if kinds and kinds <= {"id", "number"}:
         return "entity"
-    if not kinds and _names(text):
+    if not kinds and person_names(text):
         return "entity"
     return "fact"

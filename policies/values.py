@@ -90,6 +90,15 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("id", re.compile(r"\b[a-z][a-z0-9]{2,}(?:-[a-z0-9]+){2,}\b")),
     ("id", re.compile(r"\b[a-z][a-z0-9_-]{2,}/[a-z][a-z0-9_-]{2,}\b")),
     ("id", re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+|https?://\S+")),
+    # Phone numbers ("503-555-0142", "(503) 555-0142", "+44 20 7946 0958", "13817762045"):
+    # how to reach someone, as exact as an ID.
+    (
+        "id",
+        re.compile(
+            r"(?<![\d-])(?:\(\d{3}\) ?|\d{3}[-.])\d{3}[-.]\d{4}(?![\d-])"
+            r"|(?<![\w+])\+\d{1,3}(?:[ -]\d{1,4}){2,4}(?![\d-])|(?<!\d)1[3-9]\d{9}(?!\d)"
+        ),
+    ),
     # A quoted name or title ("Feature Stores Are a Lie", 《三体》): a value a
     # rename replaces. Only title-like quotes: several capitalised words or a book title.
     (
@@ -131,7 +140,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             # The bound after the number: "80 words max", "$21,500 out the door max", "20 min tops".
             rf"|[$€£¥]?\d[\d,.]*\s?[kK]?%?(?:\s?(?:{_EN_UNIT_ALT}|dollars?|euros?|bucks)\b)?"
             r"(?:\s+(?!and\b|or\b|but\b|then\b)[a-z][a-z-]*){0,3}"
-            r"\s+(?:max(?:imum)?|tops|at most|or less|or fewer|at the most)\b",
+            r",?\s+(?:max(?:imum)?|tops|at most|or less|or fewer|at the most)\b",
             re.IGNORECASE,
         ),
     ),
@@ -139,9 +148,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "money",
         re.compile(
             rf"[$€£¥￥]\s?{_NUM}\s?(?:[kKmM](?![a-zA-Z])|万|千|亿)?"
-            rf"|\b{_NUM}\s?(?:[kK]\b\s?)?(?:euros?|eur|dollars?|usd|yen|jpy|rmb|cny|pounds?|gbp|chf)\b"
+            rf"|\b{_NUM}\s?(?:[kK]\b\s?)?(?:euros?|eur|dollars?|bucks|usd|yen|jpy|rmb|cny|pounds?|gbp"
+            r"|chf)\b"
+            # "fifteen bucks a seat", "twenty dollars"
+            rf"|\b{_EN_WORD_NUM}(?:-| )(?:bucks|dollars|euros|pounds)\b"
             rf"|{_NUM}\s?(?:万元|万块|元|块钱|块|美元|欧元|日元|英镑|万(?=[^\u4e00-\u9fff]|$))"
-            rf"|{_ZH_NUM}(?:万元|万块|元|块钱|块|美元|欧元)"
+            rf"|{_ZH_NUM}(?:万元|万块|元|块钱|块|美元|欧元|万(?=[^\u4e00-\u9fff]|$))"
             rf"|\b\d+(?:\.\d+)?[kK]\b(?!\s?(?:run|m\b|km|steps))",
             re.IGNORECASE,
         ),
@@ -150,7 +162,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "date",
         re.compile(
-            rf"\b\d{{4}}-\d{{2}}-\d{{2}}(?:T[\d:]+Z?)?|\b{_MONTHS}\.? \d{{1,2}}(?:st|nd|rd|th)?\b"
+            # "Saturday the 8th": a day of the month named by its weekday
+            rf"\b{_WEEKDAYS},? (?:the )?\d{{1,2}}(?:st|nd|rd|th)\b(?! (?:of )?{_MONTHS}\b)"
+            rf"|\b\d{{4}}-\d{{2}}-\d{{2}}(?:T[\d:]+Z?)?|\b{_MONTHS}\.? \d{{1,2}}(?:st|nd|rd|th)?\b"
             rf"|\b\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTHS}\b|\b{_WEEKDAYS}\b"
             r"|\d{4}年(?:第?[一二三四1-4]季度|\d{1,2}月(?:\d{1,2}[日号])?)"
             r"|\d{1,2}月\d{1,2}[日号]|\d{1,2}月(?:底|初|中旬|上旬|下旬)?(?![\d份])"
@@ -178,7 +192,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "time",
         re.compile(
             r"\b\d{1,2}:\d{2}(?:\s?(?:am|pm|utc))?\b|\b\d{1,2}\s?(?:am|pm)\b"
-            r"|(?<=day at )\d{1,2}\b(?![.,:]\d|\s?%)"
+            r"|(?:(?<=day at )|(?<=starts at )|(?<=start at )|(?<=opens at )|(?<=open at )"
+            r"|(?<=begins at )|(?<=closes at )|(?<=close at ))\d{1,2}\b(?![.,:]\d|\s?%)"
             r"|(?:早上|上午|中午|下午|晚上|凌晨)(?:\d{1,2}|[一二两三四五六七八九十]{1,3})点(?:半|\d+分)?"
             r"|\d{1,2}点(?:半|\d+分)?|[两三四五六七八九十]{1,3}点(?:半|\d+分|钟|前|以前|之前|后|左右|到)",
             re.IGNORECASE,
@@ -231,7 +246,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     # Bare numbers: never memorable alone, but comparable ("别超过5000" → "6000").
-    ("number", re.compile(r"(?<![A-Za-z0-9_.,:/-])\d{2,}(?:\.\d+)?(?![A-Za-z0-9_.,:%/-])")),
+    (
+        "number",
+        re.compile(
+            r"(?<![A-Za-z0-9_.,:/-])(?:\d{1,3}(?:,\d{3})+|\d{2,})(?:\.\d+)?(?![A-Za-z0-9_.,:%/-]|,\d)"
+        ),
+    ),
 ]
 
 
@@ -291,7 +311,10 @@ def _read_number(text: str, scaled: bool = False) -> float | None:
         return n
     m = re.search(_ZH_NUM, text)
     if m:
-        return _zh_number(m.group(0))
+        n_zh = _zh_number(m.group(0))
+        if n_zh is not None and text[m.end() : m.end() + 1] == "万":
+            n_zh *= 10_000  # "三百二十万" is 3,200,000, like "320万"
+        return n_zh
     word = re.search(_EN_WORD_NUM, text, re.IGNORECASE)
     if word:
         return float(_EN_NUMBERS[word.group(0).lower()])
@@ -355,11 +378,19 @@ def _date_number(text: str) -> float | None:
     m = re.search(r"\d{4}-(\d{2})-(\d{2})", low)
     if m:
         return float(int(m.group(1)) * 31 + int(m.group(2)))
+    m = _DAY_OF_MONTH.search(low)
+    if m:
+        return float(m.group(1))  # compared only with other days of a month (unit "dom")
     return None
+
+
+_DAY_OF_MONTH = re.compile(rf"^{_WEEKDAYS},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)$")
 
 
 def _unit(kind: str, text: str) -> str:
     low = text.lower()
+    if kind == "date" and _DAY_OF_MONTH.search(low):
+        return "dom"
     if kind == "qty":
         if text.endswith("个"):
             return "个"
@@ -374,7 +405,8 @@ def _unit(kind: str, text: str) -> str:
         return last[:-1] if last.endswith("s") and not last.endswith("ss") else last
     if kind == "money":
         for unit, marks in (
-            ("eur", ("€", "eur")), ("usd", ("$", "dollar", "usd")), ("jpy", ("yen", "jpy", "日元")),
+            ("eur", ("€", "eur")), ("usd", ("$", "dollar", "buck", "usd")),
+            ("jpy", ("yen", "jpy", "日元")),
             ("gbp", ("£", "pound", "gbp")), ("cny", ("元", "块", "rmb", "cny", "￥")),
         ):  # fmt: skip
             if any(mark in low for mark in marks):

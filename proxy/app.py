@@ -29,8 +29,10 @@ def create_app(settings: Settings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # An unreachable database does not stop the server: chat is served as
+        # `memory.on_store_error` says until the store answers (then migrated).
         store = await Store.open(
-            settings.memory.database_url, timeout_s=settings.memory.store_timeout_s
+            settings.memory.database_url, timeout_s=settings.memory.store_timeout_s, require=False
         )
         upstream = Upstream(settings)
         upstream.load_in_background()

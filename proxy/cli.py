@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from proxy.config import ConfigError, Settings, load_settings
+from proxy.store.faults import StoreUnavailable
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8400
@@ -185,7 +186,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> Any:
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except StoreUnavailable as exc:
+        # `logs`, `inspect`, `ab-report` read the store: say why they cannot, no traceback.
+        print(f"memproxy: the memory store is unavailable: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

@@ -235,7 +235,33 @@ def settings_from_dict(data: dict[str, Any], *, env: dict[str, str] | None = Non
         raise ConfigError(_format_error(err)) from None
     if env.get("MEMPROXY_DATABASE_URL"):
         settings.memory.database_url = env["MEMPROXY_DATABASE_URL"]
+    check_database_url(settings.memory.database_url)
     return settings
+
+
+SUPPORTED_DRIVERS = ("sqlite+aiosqlite", "postgresql+asyncpg")
+
+
+def check_database_url(url: str) -> None:
+    """A URL that can never work is a config error at start-up; an unreachable
+    database is not (the store is retried, see `Store.ensure_ready`).
+
+    The message never repeats the URL: it may hold a password.
+    """
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    expected = "expected sqlite+aiosqlite:///PATH or postgresql+asyncpg://USER@HOST:PORT/DB"
+    try:
+        driver = make_url(url).drivername
+    except (ArgumentError, ValueError):
+        raise ConfigError(
+            f"invalid config: memory.database_url: not a database URL; {expected}"
+        ) from None
+    if driver not in SUPPORTED_DRIVERS:
+        raise ConfigError(
+            f"invalid config: memory.database_url: unsupported driver {driver!r}; {expected}"
+        )
 
 
 def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:

@@ -12,7 +12,10 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from proxy.store.faults import StoreBusy, StoreUnavailable, store_fault
 
 log = logging.getLogger("memproxy")
 
@@ -91,6 +94,22 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(
             400, f"{loc}: {first.get('msg', 'invalid request')}", param=loc or None
         )
+
+    async def _store_error(_: Request, exc: Exception) -> JSONResponse:
+        reason = store_fault(exc)
+        if reason is None:
+            raise exc  # a bug: the 500 handler below answers
+        # An admin or inspection route met a failing store: retryable, not a bug.
+        log.warning("memory store unavailable: %s", reason)
+        return error_response(
+            503,
+            f"memproxy's memory store is unavailable ({reason}). Retry shortly.",
+            code="store_unavailable",
+            headers={"Retry-After": "1"},
+        )
+
+    for kind in (SQLAlchemyError, StoreBusy, StoreUnavailable):
+        app.add_exception_handler(kind, _store_error)
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:

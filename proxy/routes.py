@@ -17,6 +17,7 @@ from proxy.openapi import CHAT_OPENAPI
 from proxy.pipeline import RequestContext
 from proxy.relay import stream_completion
 from proxy.services import Services
+from proxy.store.faults import store_fault
 
 router = APIRouter()
 
@@ -146,13 +147,35 @@ async def metrics(request: Request) -> PlainTextResponse:
 
 @router.get("/health")
 async def health(request: Request) -> JSONResponse:
+    """Readiness: 200 while memory works; 503 while the store is unavailable.
+
+    The body says why and what chat does meanwhile (`memory.on_store_error`).
+    """
     services: Services = request.app.state.services
     try:
         await services.store.ping()
-        store = "ok"
-    except Exception:
-        store = "unavailable"
-    status = 200 if store == "ok" else 503
-    return JSONResponse(
-        {"status": "ok" if status == 200 else "degraded", "store": store}, status_code=status
-    )
+    except Exception as exc:
+        reason = store_fault(exc)
+        if reason is None:
+            raise
+        mode = services.settings.memory.on_store_error
+        chat = (
+            "forwarded unmanaged, without memory (X-Memory-Degraded: 1)"
+            if mode == "open"
+            else "refused with 503 store_unavailable"
+        )
+        body = {
+            "status": "degraded",
+            "store": "unavailable",
+            "reason": reason,
+            "on_store_error": mode,
+            "chat": chat,
+        }
+        return JSONResponse(body, status_code=503)
+    return JSONResponse({"status": "ok", "store": "ok"})
+
+
+@router.get("/health/live")
+async def liveness() -> JSONResponse:
+    """Liveness: the process answers (restart it only when this fails, not for the store)."""
+    return JSONResponse({"status": "alive"})

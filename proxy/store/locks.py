@@ -19,10 +19,13 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+from collections.abc import Callable
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
+
+from proxy.store.faults import StoreUnavailable, pg_connect_args, store_fault
 
 log = logging.getLogger("memproxy.locks")
 
@@ -40,28 +43,48 @@ class AdvisoryLocks:
     # Lock operations on one connection run one after another (a round trip
     # each, two per request and lock): a few connections let concurrent
     # requests take and give back their locks in parallel.
-    def __init__(self, url: str, connections: int = 4) -> None:
-        self._engine: AsyncEngine = create_async_engine(url, poolclass=NullPool)
+    def __init__(self, url: str, timeout_s: float = 5.0, connections: int = 4) -> None:
+        self._engine: AsyncEngine = create_async_engine(
+            url, poolclass=NullPool, connect_args=pg_connect_args(timeout_s)
+        )
         self._conns: list[AsyncConnection | None] = [None] * connections
         self._guards = [asyncio.Lock() for _ in range(connections)]
         self._pending: set[asyncio.Task[bool]] = set()
+        # Told when a lock connection fails: the store's pool may be hit too.
+        self.on_fault: Callable[[], None] | None = None
 
     async def _run(self, slot: int, statement: object, key: int) -> bool:
         async with self._guards[slot]:
-            conn = self._conns[slot]
+            kept = self._conns[slot] is not None
             try:
-                if conn is None:
-                    conn = await self._engine.connect()
-                    conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-                    self._conns[slot] = conn
-                return bool(await conn.scalar(statement, {"k": key}))  # type: ignore[call-overload]
-            except BaseException:
-                # A broken connection has lost its locks with it; start afresh.
-                self._conns[slot] = None
-                if conn is not None:
-                    with contextlib.suppress(Exception):
-                        await conn.close()
-                raise
+                return await self._once(slot, statement, key)
+            except Exception:
+                if not kept:
+                    raise
+                # The kept connection broke (its backend was terminated, the
+                # server restarted): its locks are gone with it, so a fresh
+                # connection is as good; one try, then the fault is the caller's.
+                return await self._once(slot, statement, key)
+
+    async def _once(self, slot: int, statement: object, key: int) -> bool:
+        conn = self._conns[slot]
+        try:
+            if conn is None:
+                conn = await self._engine.connect()
+                conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+                self._conns[slot] = conn
+            return bool(await conn.scalar(statement, {"k": key}))  # type: ignore[call-overload]
+        except BaseException as exc:
+            # A broken connection has lost its locks with it; start afresh.
+            self._conns[slot] = None
+            if self.on_fault is not None and isinstance(exc, Exception):
+                self.on_fault()
+            if conn is not None:
+                with contextlib.suppress(Exception):
+                    await conn.close()
+            if isinstance(exc, OSError):  # the driver's raw socket error: the store's
+                raise StoreUnavailable(store_fault(exc) or "unreachable") from exc
+            raise
 
     def _slot(self, key: int) -> int:
         return key % len(self._conns)

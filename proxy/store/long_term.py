@@ -107,6 +107,9 @@ class LongTermRows:
     def _begin(self) -> AbstractAsyncContextManager[AsyncConnection]:
         raise NotImplementedError  # Store's write transaction
 
+    def _connect(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        raise NotImplementedError  # Store's read connection (once the store is ready)
+
     async def load_long_term(
         self, tenant_id: str | None, user_id: str, *, active_only: bool = False
     ) -> list[LongTermItem]:
@@ -117,14 +120,14 @@ class LongTermRows:
             query = query.where(c.tenant_id == tenant_id)
         if active_only:
             query = query.where(c.status == "active")
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (await conn.execute(query)).all()
         return [long_term_from_row(r) for r in rows]
 
     async def long_term_tenants(self, user_id: str) -> list[str]:
         """Tenants in which a user has long-term items."""
         c = t.long_term_items.c
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = await conn.execute(
                 select(c.tenant_id).where(c.user_id == user_id).distinct().order_by(c.tenant_id)
             )
@@ -133,7 +136,7 @@ class LongTermRows:
     async def long_term_tenant(self, user_id: str, item_id: str) -> str | None:
         """The tenant a user's item belongs to (None: no such item of that user)."""
         c = t.long_term_items.c
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             found = await conn.scalar(
                 select(c.tenant_id).where(c.id == item_id, c.user_id == user_id)
             )

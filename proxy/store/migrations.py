@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 
@@ -210,13 +210,17 @@ async def apply_migrations(conn: AsyncConnection) -> list[str]:
     if conn.dialect.name == "postgresql":
         # Held until the caller's transaction ends: DDL is transactional there.
         await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
-    await conn.execute(
-        text(
-            "CREATE TABLE IF NOT EXISTS schema_migrations ("
-            " name TEXT PRIMARY KEY,"  # migration name, applied once
-            " applied_at DOUBLE PRECISION NOT NULL)"
+    # Read before writing: a database that is up to date but read-only (a
+    # replica, `default_transaction_read_only`) still serves reads.
+    exists = await conn.run_sync(lambda sync: inspect(sync).has_table("schema_migrations"))
+    if not exists:
+        await conn.execute(
+            text(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " name TEXT PRIMARY KEY,"  # migration name, applied once
+                " applied_at DOUBLE PRECISION NOT NULL)"
+            )
         )
-    )
     done = {row[0] for row in await conn.execute(text("SELECT name FROM schema_migrations"))}
     applied = []
     for migration in MIGRATIONS:

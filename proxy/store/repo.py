@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
 import time
 from collections import OrderedDict
@@ -19,15 +20,21 @@ from typing import Any
 from sqlalchemy import JSON, cast, delete, event, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from policies.types import ItemVersion, MemoryItem, MemoryLayout, SummaryChunk, SummaryLine
 from proxy.store import schema as t
-from proxy.store.faults import StoreBusy, store_fault
+from proxy.store.faults import StoreBusy, StoreUnavailable, pg_connect_args, store_fault
 from proxy.store.locks import AdvisoryLocks
 from proxy.store.long_term import LongTermRows, forget_session_rows
 from proxy.store.migrations import apply_migrations
+
+log = logging.getLogger("memproxy.store")
+
+# An unreachable store is tried again on use, at most this often.
+_RETRY_S = 1.0
 
 # Sessions whose version this process remembers; one forgotten is simply
 # treated as changed elsewhere (its caches are dropped: safe, one reload).
@@ -79,6 +86,10 @@ def _sqlite_pragmas(busy_ms: int) -> Any:
         cur.close()
 
     return apply
+
+
+def _note_birth(_dbapi_conn: Any, record: ConnectionPoolEntry) -> None:
+    record.info["born"] = time.monotonic()
 
 
 def _without_nul(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -242,11 +253,47 @@ class Store(LongTermRows):
         self._stale_listeners: list[Callable[[str], None]] = []
         self.timeout_s = timeout_s
         self._last_commit = self._last_fault = 0.0  # time.monotonic() of each
+        # Reachable and migrated. A store that is not (a directory not created
+        # yet, PostgreSQL still starting) is retried on use, at most once per
+        # `_RETRY_S`; until then every use fails fast with `StoreUnavailable`.
+        self.ready = False
+        self.unavailable_reason: str | None = None
+        self._ready_lock = asyncio.Lock()
+        self._next_attempt = 0.0
+
+    async def ensure_ready(self) -> None:
+        """Connect and migrate if not done yet; `StoreUnavailable` if that fails."""
+        if self.ready:
+            return
+        async with self._ready_lock:
+            if self.ready:
+                return
+            if time.monotonic() < self._next_attempt:
+                raise StoreUnavailable(self.unavailable_reason or "not reachable yet")
+            try:
+                async with asyncio.timeout(2 * self.timeout_s):
+                    async with self.engine.begin() as conn:
+                        await apply_migrations(conn)
+            except Exception as exc:
+                reason = store_fault(exc)
+                if reason is None:
+                    raise
+                self.unavailable_reason = reason
+                self._next_attempt = time.monotonic() + _RETRY_S
+                raise StoreUnavailable(reason) from None
+            self.ready, self.unavailable_reason = True, None
+
+    @asynccontextmanager
+    async def _connect(self) -> AsyncIterator[AsyncConnection]:
+        await self.ensure_ready()
+        async with self._noting_faults(), self.engine.connect() as conn:
+            yield conn
 
     @asynccontextmanager
     async def _begin(self) -> AsyncIterator[AsyncConnection]:
+        await self.ensure_ready()
         if self._write_lock is None:
-            async with self.engine.begin() as conn:
+            async with self._noting_faults(), self.engine.begin() as conn:
                 yield conn
             return
         await self._wait_for_write_lock(self._write_lock)
@@ -260,6 +307,44 @@ class Store(LongTermRows):
             raise
         finally:
             self._write_lock.release()
+
+    @asynccontextmanager
+    async def _noting_faults(self) -> AsyncIterator[None]:
+        try:
+            yield
+        except Exception as exc:
+            reason = store_fault(exc)
+            if reason is not None:
+                self.note_fault()
+                if isinstance(exc, OSError):
+                    # The driver's raw socket error: named as the store's beyond here.
+                    raise StoreUnavailable(reason) from exc
+            raise
+
+    def note_fault(self) -> None:
+        """A store fault was seen: pooled connections older than now are suspect."""
+        self._last_fault = time.monotonic()
+
+    def _verify_on_checkout(self, dbapi_conn: Any, record: ConnectionPoolEntry, _: Any) -> None:
+        """PostgreSQL: a connection older than the last store fault is checked once.
+
+        It may be dead (its backend terminated, the server restarted) or
+        opened while the database was read-only, a state it keeps: the pool
+        replaces it (DisconnectionError) with a new one, so the first requests
+        after an outage do not fail on its leftovers. Costs nothing otherwise.
+        """
+        if record.info.get("born", 0.0) > self._last_fault:
+            return
+        try:
+            cursor = dbapi_conn.cursor()
+            cursor.execute("SHOW default_transaction_read_only")
+            read_only = cursor.fetchone()[0] == "on"
+            cursor.close()
+        except Exception:
+            raise DisconnectionError("connection lost in a store outage") from None
+        if read_only:
+            raise DisconnectionError("connection opened while the database was read-only")
+        record.info["born"] = time.monotonic()
 
     async def _wait_for_write_lock(self, lock: asyncio.Lock) -> None:
         """Queue for the write lock, in order, but not behind a failing store.
@@ -288,8 +373,13 @@ class Store(LongTermRows):
             raise
 
     @classmethod
-    async def open(cls, url: str, *, timeout_s: float = 5.0) -> Store:
-        """`timeout_s` bounds every store wait (`memory.store_timeout_s`)."""
+    async def open(cls, url: str, *, timeout_s: float = 5.0, require: bool = True) -> Store:
+        """`timeout_s` bounds every store wait (`memory.store_timeout_s`).
+
+        `require=False` (the server): an unreachable database does not stop
+        start-up; the store stays unavailable, and is retried on use, until
+        it answers. Tools that need the data (`memproxy inspect`) require it.
+        """
         kwargs: dict[str, Any] = {}
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"timeout": timeout_s}
@@ -297,15 +387,31 @@ class Store(LongTermRows):
             # A request holds a connection only per query (the long-held session
             # locks have connections of their own, see `locks.py`). Recycling
             # stays ahead of proxies or firewalls that drop idle connections.
-            kwargs.update(pool_size=10, max_overflow=10, pool_recycle=1800)
+            kwargs.update(
+                pool_size=10,
+                max_overflow=10,
+                pool_recycle=1800,
+                pool_timeout=timeout_s,
+                connect_args=pg_connect_args(timeout_s),
+            )
         engine = create_async_engine(url, **kwargs)
         if engine.dialect.name == "sqlite":
             sync_engine: Engine = engine.sync_engine
             event.listen(sync_engine, "connect", _sqlite_pragmas(int(timeout_s * 1000)))
-        locks = AdvisoryLocks(url) if engine.dialect.name == "postgresql" else None
+        locks = AdvisoryLocks(url, timeout_s) if engine.dialect.name == "postgresql" else None
         store = cls(engine, locks, timeout_s)
-        async with engine.begin() as conn:
-            await apply_migrations(conn)
+        if engine.dialect.name == "postgresql":
+            event.listen(engine.sync_engine, "connect", _note_birth)
+            event.listen(engine.sync_engine, "checkout", store._verify_on_checkout)
+            if locks is not None:
+                locks.on_fault = store.note_fault
+        try:
+            await store.ensure_ready()
+        except StoreUnavailable as exc:
+            if require:
+                await store.close()
+                raise
+            log.warning("memory store unavailable at start-up (%s); retried on use", exc)
         return store
 
     async def close(self) -> None:
@@ -340,7 +446,7 @@ class Store(LongTermRows):
         """
         if not self.shared:
             return
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             version = await conn.scalar(
                 select(t.sessions.c.version).where(t.sessions.c.id == session_id)
             )
@@ -373,7 +479,7 @@ class Store(LongTermRows):
         return _without_nul(rows) if self.shared else rows
 
     async def ping(self) -> None:
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             await conn.execute(select(1))
 
     # --- sessions -----------------------------------------------------------------
@@ -394,14 +500,14 @@ class Store(LongTermRows):
                 await conn.execute(insert(t.tenants).values(id=tenant_id, created_at=time.time()))
 
     async def get_session(self, session_id: str) -> SessionRow | None:
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             row = (
                 await conn.execute(select(t.sessions).where(t.sessions.c.id == session_id))
             ).first()
         return _session_from_row(row) if row else None
 
     async def find_external_session(self, tenant_id: str, external_id: str) -> SessionRow | None:
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             row = (
                 await conn.execute(
                     select(t.sessions).where(
@@ -416,7 +522,7 @@ class Store(LongTermRows):
         query = select(t.sessions).order_by(t.sessions.c.updated_at.desc()).limit(limit)
         if tenant_id is not None:
             query = query.where(t.sessions.c.tenant_id == tenant_id)
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (await conn.execute(query)).all()
         return [_session_from_row(r) for r in rows]
 
@@ -439,7 +545,7 @@ class Store(LongTermRows):
         # longest shared prefix. Chunks (driver parameter limits) are tried from the end.
         for end in range(len(chain), 0, -900):
             part = list(chain[max(0, end - 900) : end])
-            async with self.engine.connect() as conn:
+            async with self._connect() as conn:
                 row = (await conn.execute(query.where(t.messages.c.chain_hash.in_(part)))).first()
             if row is not None:
                 return ChainMatch(row.session_id, row.ordinal + 1)
@@ -498,7 +604,7 @@ class Store(LongTermRows):
         )
         if end is not None:
             query = query.where(t.messages.c.ordinal < end)
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (await conn.execute(query)).all()
         return [_message_from_row(r) for r in rows]
 
@@ -578,7 +684,7 @@ class Store(LongTermRows):
     # --- memory items -------------------------------------------------------------
 
     async def load_items(self, session_id: str) -> list[MemoryItem]:
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (
                 await conn.execute(
                     select(t.memory_items)
@@ -610,7 +716,7 @@ class Store(LongTermRows):
     # --- rolling summary ------------------------------------------------------------
 
     async def load_summary_chunks(self, session_id: str) -> list[SummaryChunk]:
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (
                 await conn.execute(
                     select(t.summaries)
@@ -652,7 +758,7 @@ class Store(LongTermRows):
         chunks = [c for c in await self.load_summary_chunks(source_id) if c.upto <= upto]
         if not chunks:
             return
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (
                 await conn.execute(
                     select(
@@ -672,7 +778,7 @@ class Store(LongTermRows):
             await self._bump(conn, session_id, layout_json=text)
 
     async def load_layout(self, session_id: str) -> MemoryLayout | None:
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             text = await conn.scalar(
                 select(t.sessions.c.layout_json).where(t.sessions.c.id == session_id)
             )
@@ -680,7 +786,7 @@ class Store(LongTermRows):
 
     async def load_created_at(self, session_id: str) -> list[float]:
         """When each stored turn was written, by ordinal (dates of recalled turns)."""
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (
                 await conn.execute(
                     select(t.messages.c.created_at)
@@ -712,7 +818,7 @@ class Store(LongTermRows):
         return int(result.rowcount or 0)
 
     async def get_request(self, request_id: str) -> dict[str, Any] | None:
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             row = (
                 await conn.execute(select(t.requests).where(t.requests.c.id == request_id))
             ).first()
@@ -734,7 +840,7 @@ class Store(LongTermRows):
         if contains:
             pattern = f"%{_like_escape(contains)}%"
             query = query.where(t.requests.c.record_json.ilike(pattern, escape="\\"))
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (await conn.execute(query)).all()
         return [dict(r._mapping) for r in rows]
 
@@ -746,7 +852,7 @@ class Store(LongTermRows):
 
     async def child_sessions(self, session_id: str) -> list[SessionRow]:
         """Sessions forked from `session_id` (an edited turn)."""
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (
                 await conn.execute(
                     select(t.sessions)
@@ -758,7 +864,7 @@ class Store(LongTermRows):
 
     async def load_summary(self, session_id: str) -> dict[str, Any] | None:
         """The session's rolling summary: its chunks' texts joined, in order; None if none."""
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (
                 await conn.execute(
                     select(t.summaries)
@@ -840,7 +946,7 @@ class Store(LongTermRows):
             t.requests.c.upstream_ms,
             cost.label("cost"),
         )
-        async with self.engine.connect() as conn:
+        async with self._connect() as conn:
             rows = (await conn.execute(query)).all()
         return [dict(r._mapping) for r in rows]
 

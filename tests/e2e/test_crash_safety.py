@@ -7,7 +7,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,12 @@ pytestmark = pytest.mark.e2e
 
 CLIENTS = 8
 CYCLES = int(os.environ.get("MEMPROXY_TEST_KILL_CYCLES", "2"))
+# Waits sized for a loaded 2-core machine: a slow answer is not what this tests
+# (a client that times out simply resends its pending request later).
+START_S, REQUEST_S = 300, 60
+# The kill comes this long after the cycle's first acknowledged turn, so that
+# every cycle kills a server that has acknowledged turns and has others in flight.
+KILL_AFTER_S = 1.0
 
 
 class Client:
@@ -57,15 +62,25 @@ class Client:
         return True
 
 
-async def _load(base: str, clients: list[Client], seconds: float) -> None:
-    async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+async def _load_then_kill(base: str, clients: list[Client], proc: subprocess.Popen[bytes]) -> int:
+    """Clients chat until the server dies; returns the turns acknowledged in this cycle."""
+    acknowledged = 0
+    first = asyncio.Event()
+    async with httpx.AsyncClient(base_url=base, timeout=REQUEST_S) as http:
 
         async def run(client: Client) -> None:
-            end = time.monotonic() + seconds
-            while time.monotonic() < end and await client.round(http):
-                pass
+            nonlocal acknowledged
+            while await client.round(http):
+                acknowledged += 1
+                first.set()
 
-        await asyncio.gather(*(run(c) for c in clients))
+        async def kill() -> None:
+            await asyncio.wait_for(first.wait(), timeout=START_S)
+            await asyncio.sleep(KILL_AFTER_S)
+            os.kill(proc.pid, signal.SIGKILL)
+
+        await asyncio.gather(kill(), *(run(c) for c in clients))
+    return acknowledged
 
 
 def _stored(db: Path, session: str) -> list[tuple[str, str]]:
@@ -85,15 +100,13 @@ def test_kill_and_restart_keeps_every_acknowledged_turn(stub: Any, tmp_path: Pat
     base = f"http://127.0.0.1:{port}"
     clients = [Client(n) for n in range(CLIENTS)]
     for _ in range(CYCLES):
-        proc = serve(config_path, port)
-
-        async def load_then_kill(proc: subprocess.Popen[bytes] = proc) -> None:
-            loop = asyncio.get_running_loop()
-            loop.call_later(1.5, os.kill, proc.pid, signal.SIGKILL)
-            await _load(base, clients, seconds=4)
-
-        asyncio.run(load_then_kill())
-        proc.wait(timeout=10)
+        proc = serve(config_path, port, timeout_s=START_S)
+        try:
+            assert asyncio.run(_load_then_kill(base, clients, proc)) > 0
+        finally:
+            if proc.poll() is None:  # the load failed before the kill: no stray server
+                proc.kill()
+        proc.wait(timeout=30)
         assert proc.returncode == -signal.SIGKILL
         for client in clients:
             if client.session is None:
@@ -105,11 +118,11 @@ def test_kill_and_restart_keeps_every_acknowledged_turn(stub: Any, tmp_path: Pat
             # kill came after the answer was stored but before the client read it.
             assert len(stored) - len(acknowledged) in (0, 1, 2)
     # After the last restart every session continues where it was.
-    proc = serve(config_path, port)
+    proc = serve(config_path, port, timeout_s=START_S)
     try:
 
         async def finish() -> None:
-            async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+            async with httpx.AsyncClient(base_url=base, timeout=REQUEST_S) as http:
                 for client in clients:
                     assert await client.round(http)  # resends a pending request if any
                     assert await client.round(http)

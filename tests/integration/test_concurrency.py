@@ -80,3 +80,36 @@ async def test_burst_on_one_transparent_conversation(proxy: Any) -> None:
     await proxy.settle()
     stored = await proxy.services.store.load_messages(session)
     assert [m.role for m in stored] == ["user", "assistant", "user", "assistant"]
+
+
+async def test_burst_of_distinct_messages_on_one_named_session(
+    proxy: Any, stub_upstream: Any
+) -> None:
+    """Parallel stateful requests on one `X-Memory-Session`, each with its own message.
+
+    They are served one after another: every message is stored once, directly
+    followed by its own answer, and each request's context already holds the
+    exchanges served before it (none lost, none doubled, none interleaved).
+    """
+    burst = 12
+    headers = {"X-Memory-Session": "shared-burst"}
+    texts = [f"note {n}: the locker code is {1000 + n}" for n in range(burst)]
+    responses = await asyncio.gather(
+        *[proxy.chat([{"role": "user", "content": t}], headers=headers) for t in texts]
+    )
+    assert [r.status_code for r in responses] == [200] * burst
+    assert len({r.headers["X-Memory-Session"] for r in responses}) == 1
+    await proxy.settle()
+    stored = await proxy.services.store.load_messages(responses[0].headers["X-Memory-Session"])
+    assert [m.role for m in stored] == ["user", "assistant"] * burst
+    users = [m.text for m in stored[0::2]]
+    assert sorted(users) == sorted(texts)
+    for user, answer in zip(stored[0::2], stored[1::2], strict=True):
+        assert answer.text == f"echo: {user.text}"
+    # The k-th request served saw the k-1 exchanges before it, in the stored order.
+    by_last = {}
+    for request in stub_upstream.received:
+        sent = [m for m in request.body["messages"] if m["role"] in ("user", "assistant")]
+        by_last[sent[-1]["content"]] = [m["content"] for m in sent]
+    for k, user in enumerate(users):
+        assert by_last[user] == [m.text for m in stored[: 2 * k]] + [user]

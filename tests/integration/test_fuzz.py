@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -158,3 +159,147 @@ async def test_empty_and_huge_contents(proxy: Any) -> None:
             [{"role": "user", "content": content}], headers={"X-Memory-Budget": "1000"}
         )
         _check(resp)
+
+
+# --- conversations with tool calls: answered, unanswered, orphaned, duplicated ----------
+
+# One step of a conversation. A tool step is an assistant message with calls,
+# then what came back for them: "all" answered in order, "shuffled", "missing"
+# one, an "orphan" result for a call never made, or a "duplicate" result.
+step = st.one_of(
+    st.tuples(st.just("user"), text),
+    st.tuples(st.just("assistant"), text),
+    st.tuples(
+        st.just("tools"),
+        st.integers(1, 3),
+        st.sampled_from(["all", "all", "shuffled", "missing", "orphan", "duplicate"]),
+        text,
+    ),
+)
+
+
+def _conversation(steps: list[Any]) -> tuple[list[dict[str, Any]], bool]:
+    """Messages from steps, and whether every tool call is answered and every result paired."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You may call tools."}]
+    well_formed = True
+    for n, item in enumerate(steps):
+        if item[0] in ("user", "assistant"):
+            messages.append({"role": item[0], "content": item[1]})
+            continue
+        _, calls, answered, result = item
+        ids = [f"call_{n}_{i}" for i in range(calls)]
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": i, "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+                    for i in ids
+                ],
+            }
+        )
+        replies = list(ids)
+        if answered == "shuffled":
+            replies.reverse()
+        elif answered == "missing":
+            replies.pop()
+        elif answered == "orphan":
+            replies.append(f"call_never_made_{n}")
+        elif answered == "duplicate":
+            replies.append(ids[0])
+        well_formed &= answered in ("all", "shuffled")
+        messages += [{"role": "tool", "tool_call_id": i, "content": result} for i in replies]
+    messages.append({"role": "user", "content": "and now?"})
+    return messages, well_formed
+
+
+def _pairs_intact(messages: list[dict[str, Any]]) -> bool:
+    """Every tool result follows the call it answers; every call is answered."""
+    open_calls: set[str] = set()
+    for message in messages:
+        if message.get("role") == "tool":
+            if message.get("tool_call_id") not in open_calls:
+                return False
+            open_calls.discard(message["tool_call_id"])
+            continue
+        if open_calls:
+            return False  # a call left unanswered before the conversation went on
+        open_calls = {c["id"] for c in message.get("tool_calls") or []}
+    return not open_calls
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(steps=st.lists(step, min_size=1, max_size=10), budget=st.integers(60, 3000))
+async def test_tool_conversations_never_split_a_pair_nor_cause_a_5xx(
+    proxy: Any, stub_upstream: Any, steps: list[Any], budget: int
+) -> None:
+    messages, well_formed = _conversation(steps)
+    calls = len(stub_upstream.received)
+    resp = await proxy.chat(messages, headers={"X-Memory-Budget": str(budget)})
+    _check(resp)
+    if resp.status_code == 200 and well_formed:
+        assert len(stub_upstream.received) == calls + 1
+        sent = stub_upstream.received[-1].body["messages"]
+        assert _pairs_intact(sent), sent
+        assert sent[-1] == messages[-1]  # the current input is never cut
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(junk=st.binary(min_size=1, max_size=40))
+async def test_invalid_utf8_in_a_body_is_a_400(proxy: Any, junk: bytes) -> None:
+    body = b'{"model": "stub", "messages": [{"role": "user", "content": "a' + junk + b'"}]}'
+    resp = await proxy.client.post(
+        "/v1/chat/completions", content=body, headers={"content-type": "application/json"}
+    )
+    _check(resp)
+    try:
+        json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        assert resp.status_code == 400
+        assert resp.json()["error"]["code"] == "invalid_json"
+
+
+@pytest.mark.parametrize(
+    "name", ["X-Memory-Session", "X-Memory-Mode", "X-Memory-Budget", "X-Memory-Policy"]
+)
+async def test_every_memory_header_has_a_size_limit(proxy_factory: Any, name: str) -> None:
+    harness = await proxy_factory(server={"max_header_bytes": 64})
+    resp = await harness.chat([{"role": "user", "content": "x"}], headers={name: "7" * 65})
+    assert resp.status_code == 400
+    _check(resp)
+    assert resp.json()["error"]["param"] == name.lower()
+
+
+async def test_header_bytes_outside_ascii_are_no_5xx(proxy: Any) -> None:
+    for value in (b"caf\xe9", b"\xff\xfe", "会话".encode()):
+        resp = await proxy.client.post(
+            "/v1/chat/completions",
+            json={"model": "stub", "messages": [{"role": "user", "content": "x"}]},
+            headers=[(b"X-Memory-Session", value)],
+        )
+        _check(resp)
+
+
+async def test_a_chunked_body_over_the_limit_is_a_413(proxy_factory: Any) -> None:
+    """No Content-Length to trust: the limit holds while the body is read."""
+    harness = await proxy_factory(server={"max_body_bytes": 10_000})
+
+    async def body() -> Any:
+        yield b'{"model": "stub", "messages": [{"role": "user", "content": "'
+        for _ in range(50):
+            yield b"x" * 1000
+        yield b'"}]}'
+
+    resp = await harness.client.post(
+        "/v1/chat/completions", content=body(), headers={"content-type": "application/json"}
+    )
+    assert resp.status_code == 413
+    _check(resp)

@@ -305,3 +305,39 @@ def test_retry_after_as_an_http_date() -> None:
     seconds = retry_after_seconds(formatdate(time.time() + 30, usegmt=True))
     assert seconds is not None
     assert 25 <= seconds <= 31
+
+
+async def test_a_stream_cut_midway_keeps_the_users_turn_and_no_half_answer(
+    proxy: Any, stub_upstream: Any
+) -> None:
+    stub_upstream.inject(Fault(cut_after_chunks=2))
+    history = [{"role": "user", "content": "draft the packing list for the ski trip"}]
+    body = {"model": "stub", "messages": history, "stream": True}
+    async with proxy.client.stream("POST", "/v1/chat/completions", json=body) as resp:
+        assert resp.status_code == 200
+        session = resp.headers["X-Memory-Session"]
+        lines = [line async for line in resp.aiter_lines() if line.startswith("data: ")]
+    assert lines[-1] != "data: [DONE]"
+    error = json.loads(lines[-1][6:])["error"]
+    assert error["message"]
+    assert SECRET not in json.dumps(error)
+    assert _streamed_text(lines)  # some of the answer did arrive before the cut
+    await proxy.settle()
+    stored = await proxy.services.store.load_messages(session)
+    assert [(m.role, m.text) for m in stored] == [("user", history[0]["content"])]
+
+    # The client retries the same turn: the session goes on, the answer is stored once.
+    retry = await proxy.chat(history)
+    assert retry.status_code == 200, retry.text
+    assert retry.headers["X-Memory-Session"] == session
+    history += [
+        {"role": "assistant", "content": retry.json()["choices"][0]["message"]["content"]},
+        {"role": "user", "content": "add gloves"},
+    ]
+    after = await proxy.chat(history)
+    assert after.status_code == 200, after.text
+    assert after.headers["X-Memory-Session"] == session
+    await proxy.settle()
+    stored = await proxy.services.store.load_messages(session)
+    assert [m.role for m in stored] == ["user", "assistant", "user", "assistant"]
+    assert stored[1].text == history[1]["content"]

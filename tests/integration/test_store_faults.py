@@ -322,7 +322,16 @@ async def test_health_reports_a_missing_store(
     await fault.start()
     health = await proxy.client.get("/health")
     assert health.status_code == 503
-    assert health.json() == {"status": "degraded", "store": "unavailable"}
+    body = health.json()
+    assert (body["status"], body["store"], body["on_store_error"]) == (
+        "degraded",
+        "unavailable",
+        "open",
+    )
+    assert body["reason"]  # the driver's own words, e.g. "disk I/O error"
+    assert "forwarded unmanaged" in body["chat"]
+    live = await proxy.client.get("/health/live")
+    assert live.status_code == 200  # the process is fine: no reason to restart it
     await fault.clear()
     health = await proxy.client.get("/health")
     assert health.json() == {"status": "ok", "store": "ok"}

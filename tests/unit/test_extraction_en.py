@@ -143,7 +143,10 @@ def test_revocation_by_stop_doing() -> None:
     )
     tldr = next(it for it in items if "TL;DR" in it.value)
     assert tldr.status == "revoked"
-    assert "TL;DR" not in block(items)
+    # The instruction is gone; the withdrawal stays as this conversation's state,
+    # against the habit the earlier replies still show.
+    assert "one-line TL;DR" not in block(items)
+    assert "[state] You can stop adding the TL;DR" in block(items)
     assert ex[4].operation == "revoke"
 
 
