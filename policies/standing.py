@@ -2,10 +2,11 @@
 
 The block is shown on every request, so its room is the most contested in
 the prompt. What earns it is what the user set or gave: rules (directives,
-constraints, goals), values (a date, an amount, an ID, a count), values they
-revised or fixed mid-sentence, and what is pinned. A long conversation about
-the user's life also yields many plain statements (what they did, liked or
-felt) that the extractor keeps as facts or preferences. Each may be true, but
+constraints, goals, the withdrawal of a rule), values (a date, an amount, an
+ID, a count), values they revised or fixed mid-sentence, and what is pinned.
+A long conversation about the user's life also yields many plain statements
+(what they did, liked or felt) that the extractor keeps as facts or
+preferences. Each may be true, but
 on show for every request they crowd out the turns recalled for the current
 input, which answer more questions per token than a fixed list of statements
 chosen without looking at the question.
@@ -24,7 +25,9 @@ from policies.scoring import concrete, is_user_stated
 from policies.segment import self_fixed
 from policies.types import MemoryItem
 
-_STANDING_TYPES = frozenset({"directive", "constraint", "goal"})
+# Rules, goals, and task state (the withdrawal of a rule: `policies.revision`
+# keeps "no need to list tax separately any more" as what holds now).
+_STANDING_TYPES = frozenset({"directive", "constraint", "goal", "state"})
 
 T = TypeVar("T")
 

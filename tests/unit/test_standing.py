@@ -49,6 +49,8 @@ def test_rules_values_revisions_and_pins_stand_plain_statements_do_not() -> None
     assert is_standing(item("a", "Please always cite the page numbers.", 1, "directive"))
     assert is_standing(item("b", "Do not include any photos of the kids.", 1, "constraint"))
     assert is_standing(item("c", "Finish the grant draft for the museum.", 1, "goal"))
+    # Withdrawing a rule is what holds now, with or without a value in it.
+    assert is_standing(item("w", "行程里不用再标出发时间了。", 1, "state"))
     assert is_standing(item("d", "The kitchen quote came to 4,300 dollars.", 1, "fact"))
     assert is_standing(item("e", "My member number is GYM-88120.", 1, "fact"))
     assert is_standing(item("f", "The venue is the north hall.", 1, "fact", replaces="south hall"))
