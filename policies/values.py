@@ -60,7 +60,7 @@ _EN_UNIT_ALT = "|".join(sorted(_EN_UNITS, key=len, reverse=True))
 _ZH_UNITS = (
     "个小时|小时|分钟|秒钟|个月|个人|口人|星期|公斤|千卡|大卡|毫升|毫克|公里|ml|mg|"
     "桌|人|位|天|晚|夜|周|年|道|题|页|份|次|遍|岁|斤|克|层|间|张|本|套|件|家|行|字|条|节|课|顿|餐"
-    "|章|集|寸"
+    "|章|集|寸|词"
 )
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [

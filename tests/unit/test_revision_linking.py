@@ -342,3 +342,16 @@ def test_short_note_quotes_what_to_do_instead_not_the_reason() -> None:
     f.clean(["清单都用表格。"], quoted)
     second = f.clean(["我说过清单都用表格。"], quoted)[0]
     assert "直接分条写就行" in second
+
+
+def test_zh_word_count_is_a_measure_and_is_revised() -> None:
+    # 词 counts words (an English text written for a Chinese speaker): the same
+    # measure as "300 words", so a new count of it replaces the old one.
+    items = fold(
+        "申请信的摘要先控制在300词左右吧。",
+        "今天下午去拿了体检报告，一切正常。",
+        "我查了一下，评审规定摘要不超过半页。那摘要就按250词来写吧，另外两份材料也统一用这个长度。",
+        zh=True,
+    )
+    assert has(items, "250词")
+    assert not has(items, "300词")
