@@ -110,11 +110,13 @@ def model_entry(stub_url: str) -> dict[str, Any]:
     }
 
 
-def start_memproxy(stub_url: str, tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
-    config = {
-        "model_list": [model_entry(stub_url)],
-        "memory": {"database_url": f"sqlite+aiosqlite:///{tmp}/memproxy.db"},
-    }
+def start_memproxy(
+    stub_url: str, tmp: Path, cache_sessions: int | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    memory: dict[str, Any] = {"database_url": f"sqlite+aiosqlite:///{tmp}/memproxy.db"}
+    if cache_sessions is not None:
+        memory["cache_sessions"] = cache_sessions
+    config = {"model_list": [model_entry(stub_url)], "memory": memory}
     path = tmp / "memproxy.yaml"
     path.write_text(yaml.safe_dump(config))
     port = free_port()
@@ -295,6 +297,12 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=1500, help="managed-mode budget (tokens)")
     parser.add_argument("--leak", type=int, default=10_000, help="requests for the RSS check")
     parser.add_argument("--skip-litellm", action="store_true")
+    parser.add_argument(
+        "--cache-sessions",
+        type=int,
+        default=None,
+        help="memory.cache_sessions of the proxy (default: the proxy's own)",
+    )
     args = parser.parse_args()
 
     short: Callable[[int], list[dict[str, Any]]] = lambda w: [  # noqa: E731
@@ -310,7 +318,7 @@ def main() -> None:
         stub, stub_url = start_stub(tmp / "stub.log")
         procs: list[subprocess.Popen[bytes]] = [stub]
         try:
-            mp, mp_base = start_memproxy(stub_url, tmp)
+            mp, mp_base = start_memproxy(stub_url, tmp, args.cache_sessions)
             procs.append(mp)
             targets = [
                 ("direct", Target("direct", f"{stub_url}/chat/completions", "stub-model", {})),
