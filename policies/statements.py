@@ -15,6 +15,7 @@ import re
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
+from policies.chatter import chatter
 from policies.choices import chosen_option
 from policies.cues import (
     CHALLENGE,
@@ -370,6 +371,13 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
         return None
     values = extract_values(text)
     strong = any(v.kind in _STRONG_KINDS for v in values)
+    if _chatter_only(text, cues):
+        if not strong:
+            return None
+        # "Raising 3 puppies must be exhausting": the number may be worth keeping,
+        # the "must" binds nobody; it neither sets nor revokes a rule.
+        cues = dataclasses.replace(cues, directive=0, constraint=0, preference=0,
+                                   revoke_span=None)  # fmt: skip
     bag = weighted_terms(text)
     content = sum(1 for w in bag.values() if w >= 1)
     revoke = cues.revoke_span is not None
@@ -417,6 +425,15 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
         return None
     importance = _importance(kind, text, values, where, revoke, strong)
     return Statement(index, text, cues, values, kind, round(importance, 2), revoke, where.reported)
+
+
+def _chatter_only(text: str, cues: Cues) -> bool:
+    """Talk between people ("别担心，你肯定行的", "make sure you rest") in every clause
+    that reads as a rule: "Don't worry, you can drop the word limit" still revokes.
+    An explicit revision ("actually, …") is never chatter."""
+    if cues.change >= 2 or not chatter(text):
+        return False
+    return all(chatter(part) for part in clauses(text) if _cued(read_cues(part)))
 
 
 # A bare imperative ("Just write short paragraphs.", "直接写成段落就行").

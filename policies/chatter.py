@@ -1,0 +1,105 @@
+"""Conversational chatter that reads like a rule but binds nobody.
+
+Modal and imperative words ("must", "don't", "make sure", "一定", "别") are
+what the extractor reads as requirements. Between friends they mostly carry
+something else: a guess at how someone's experience felt ("that must have been
+wild", "那一定很好玩吧"), comfort and encouragement ("don't worry, you'll nail
+it", "别担心，你肯定行的"), advice about the listener's own life ("you should
+totally try pottery", "你一定要多休息啊") or an offer ("let me know if you need
+anything"). None of these asks the assistant to do or respect something about
+the user's task, so none of them is a working-memory rule.
+
+The families are kept narrow on purpose: "it must be under 500 words", "don't
+use emojis" and "make sure you cite the ticket" must still read as rules.
+"""
+
+from __future__ import annotations
+
+import re
+
+# How an experience must have felt: a guess about someone else's day.
+# Only evaluative words follow, so "it must be in JSON" stays a rule.
+_FEELING = (
+    r"(?:great|amazing|awesome|incredible|wild|cool|fun|hard|tough|exciting|nice|wonderful"
+    r"|fantastic|scary|rough|tiring|exhausting|special|rewarding|fulfilling|beautiful|lovely"
+    r"|stressful|difficult|interesting|intense|surreal|magical|unforgettable|emotional|sad"
+    r"|inspiring|satisfying|relaxing|peaceful|thrilling|a blast|a lot|a ton|quite|such)"
+)
+_GUESS_EN = re.compile(
+    r"\bmust(?:'ve| have) (?:been|felt|had|made|seen|loved)\b|\byou must feel\b"
+    r"|\b(?:must|gotta|has to) be (?:a|an|such an?) (?:[a-z]+ )?"
+    r"(?:experience|feeling|rush|relief)\b"
+    r"|\bmust (?:feel|be)(?: (?:so|really|very|pretty|super|quite|truly|such))? "
+    + _FEELING
+    + r"\b",
+    re.IGNORECASE,
+)
+# "那一定很好玩吧", "你肯定累坏了吧", "一定很有成就感": 一定/肯定 + degree word + feeling.
+_GUESS_ZH = re.compile(
+    r"(?:一定|肯定|应该)(?:很|超|特别|非常|挺|蛮|好|是)?(?:好玩|有趣|开心|累|辛苦|难|不容易|棒"
+    r"|美|爽|刺激|难忘|激动|感动|有成就感|过瘾|值得|难过|紧张|兴奋)"
+    r"|(?:累坏了|玩疯了|美极了)吧"
+)
+# Comfort and encouragement: what a friend says to lift the other up.
+_ENCOURAGE_EN = re.compile(
+    # "Don't worry about citations" relaxes a rule; "don't worry about it" comforts.
+    r"\b(?:don'?t|do not|no need to) (?:worry\b(?! about (?!it\b))|stress"
+    r"|be (?:so )?hard on yourself|give up|lose hope|be afraid)\b|\bno worries\b"
+    r"|\byou(?:'ll| will) (?:nail|crush|rock|ace|do great"
+    r"|be (?:great|fine|ok|okay|amazing))\b|\byou(?:'ve)? got this\b|\byou can do it\b"
+    r"|\bkeep (?:it up|going|pushing|at it|rocking)\b|\bhang in there\b|\bgood luck\b"
+    r"|\b(?:rooting|cheering) for you\b|\bproud of you\b|\byou(?:'re| are) worth it\b"
+    r"|\bbelieve in yourself\b|\bgo for it\b|\bhave fun\b|\benjoy (?:it|yourself|every)\b",
+    re.IGNORECASE,
+)
+_ENCOURAGE_ZH = re.compile(
+    # "特别紧张", "区别" hold 别 without saying "don't".
+    r"(?<![特区分级类个告道差识辨性派离])别(?:担心|难过|灰心|害怕|紧张|着急|想太多|太累|累着|累坏)|不用(?:担心|紧张|着急)|放心吧"
+    r"|你(?:肯定|一定|绝对)(?:行|可以|没问题)|你可以的|加油|相信你|保重|玩得开心"
+)
+# Advice about the listener's own life: rest, sleep, try something, look after oneself.
+_LIFE_ADVICE_EN = re.compile(
+    r"\b(?:you (?:should|need to|have to|must|gotta|ought to)(?: (?:totally|definitely|really"
+    r"|also|so))?|make sure (?:you|to)|don'?t forget(?: to)?|remember to|be sure to)"
+    # "try to keep it short" asks the assistant; "try bouldering" tells a friend.
+    r" (?:try\b(?! to)|rest|sleep|relax|get (?:some|enough) (?:rest|sleep)"
+    r"|take (?:care|time|a break|it easy)|treat yourself|check (?:it|them|this|that) out"
+    r"|give (?:it|that) a (?:try|shot|go)"
+    r"|look after yourself|be kind to yourself|enjoy|visit|go (?:see|visit|there)"
+    r"|stay (?:positive|strong|motivated|safe|healthy|hydrated))\b"
+    r"|\b(?:don'?t|never) (?:limit|push|doubt|blame|overwork|underestimate|be hard on) yourself\b"
+    r"|\btake care of yourself\b|\bself-care\b",
+    re.IGNORECASE,
+)
+_LIFE_ADVICE_ZH = re.compile(
+    r"(?:你)?(?:一定要|要|得|记得|多)(?:多)?(?:休息|睡觉|早点睡|睡个好觉|放松|注意身体|照顾好自己|保重|试试|去看看|去玩)"
+    r"|照顾好自己|注意身体"
+)
+# An offer of help to the other speaker: "let me know if you need anything", "有事随时找我".
+_OFFER = re.compile(
+    r"\blet me know (?:if|whenever|when) you(?:'d)? (?:need|want|like)\b|\b(?:always )?here"
+    r" (?:to help|for you)\b|\bi'?ll (?:make sure to )?keep you (?:updated|posted)\b"
+    r"|有(?:事|需要)(?:随时|就)?(?:找我|跟我说|告诉我)|随时找我",
+    re.IGNORECASE,
+)
+# Excitement, pleasantries and reactions: "can't wait", "never forget", "no wonder", "恭喜".
+_REACTION = re.compile(
+    r"\bcan'?t (?:wait (?:to|for)|believe|imagine)\b|\bcan'?t stop [a-z]+ing\b"
+    r"|\b(?:i'?ll|i will) never forget\b|\bno (?:wonder|prob(?:lem)?|doubt)\b[!,.]?"
+    r"|\b(?:great|good|nice|lovely|always good) (?:chatting|talking|catching up|to (?:hear|chat|see"
+    r" you|catch up))\b|\bcongrat(?:s|ulations)\b|\bi'?ll (?:definitely |surely )?reach out\b"
+    r"|等不及|迫不及待|忘不了|永远不会忘|恭喜|聊得(?:很|真)?开心|难怪",
+    re.IGNORECASE,
+)
+_FAMILIES = (
+    _GUESS_EN, _GUESS_ZH, _ENCOURAGE_EN, _ENCOURAGE_ZH, _LIFE_ADVICE_EN, _LIFE_ADVICE_ZH, _OFFER,
+    _REACTION,
+)  # fmt: skip
+
+
+def chatter(text: str) -> bool:
+    """True when the sentence guesses at someone's experience, comforts or
+    encourages, advises the listener about their own life, offers help or
+    reacts (excitement, congratulations, "no wonder"):
+    talk between people, not a requirement on the assistant."""
+    return any(family.search(text) for family in _FAMILIES)
