@@ -25,32 +25,24 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import httpx
 import yaml
 from openai import OpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.harness import free_port, spawn_memproxy, wait_http  # noqa: E402
 from proxy.chat_request import message_text  # noqa: E402
 from proxy.evaluation import Scenario, load_scenarios, score_final  # noqa: E402
 from proxy.stub_upstream import StubUpstream  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def write_config(out: Path, stub_url: str, split: float) -> Path:
@@ -76,26 +68,9 @@ def write_config(out: Path, stub_url: str, split: float) -> Path:
 
 
 def start_proxy(config: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "proxy.cli", "serve", "--config", str(config), "--port", str(port)],
-        env=env,
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
-        cwd=ROOT,
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None:
-            raise SystemExit(f"memproxy serve exited; see {log}")
-        time.sleep(0.1)
-    proc.kill()
-    raise SystemExit(f"memproxy serve did not answer /health; see {log}")
+    proc = spawn_memproxy(config, port, log, log_level="info")
+    wait_http(f"http://127.0.0.1:{port}/health", proc, f"memproxy serve (see {log})", 120)
+    return proc
 
 
 def play(client: OpenAI, stub: StubUpstream, scenario: Scenario) -> tuple[str, float]:

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,65 +21,17 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.harness import serve_memproxy, stub_model  # noqa: E402
 from proxy.stub_upstream import StubUpstream  # noqa: E402
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def start_proxy(stub_url: str, tmp: Path, extra: dict[str, Any] | None = None) -> tuple[Any, str]:
-    config = {
-        "model_list": [
-            {
-                "model_name": "stub",
-                "litellm_params": {
-                    "model": "openai/stub-model",
-                    "api_base": stub_url,
-                    "api_key": "bench",
-                },
-                "model_info": {"max_input_tokens": 128000},
-            }
-        ],
-        "memory": {"database_url": f"sqlite+aiosqlite:///{tmp}/bench.db", **(extra or {})},
-    }
-    path = tmp / "config.yaml"
-    path.write_text(yaml.safe_dump(config))
-    port = free_port()
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "proxy.cli",
-            "serve",
-            "--config",
-            str(path),
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                return proc, base
-        except httpx.TransportError:
-            time.sleep(0.1)
-    proc.kill()
-    raise SystemExit("memproxy did not start")
+    memory = {"database_url": f"sqlite+aiosqlite:///{tmp}/bench.db", **(extra or {})}
+    return serve_memproxy({"model_list": [stub_model(stub_url)], "memory": memory}, tmp)
 
 
 def cpu_seconds(pid: int) -> float:

@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,7 +43,7 @@ from sqlalchemy import text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
 
-from bench.overhead import free_port  # noqa: E402
+from bench.harness import free_port, spawn_memproxy, stub_model, wait_http  # noqa: E402
 from proxy.stub_upstream import StubUpstream  # noqa: E402
 
 DEFAULT_PG = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
@@ -57,24 +56,6 @@ async def _admin(base: str, statement: str) -> None:
             await conn.execute(text(statement))
     finally:
         await engine.dispose()
-
-
-def _start(config: Path, port: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    cmd = [sys.executable, "-m", "proxy.cli", "serve", "--config", str(config)]
-    cmd += ["--port", str(port), "--log-level", "warning"]
-    return subprocess.Popen(cmd, cwd=ROOT, env=env)
-
-
-def _wait_healthy(port: int, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            time.sleep(0.1)
-    raise SystemExit("memproxy did not start")
 
 
 def _user(n: int, r: int) -> str:
@@ -133,26 +114,16 @@ def _measure(
     stub_url: str, tmp: Path, url: str, replicas: int, sticky: bool, args: argparse.Namespace
 ) -> tuple[float, list[float]]:
     config = {
-        "model_list": [
-            {
-                "model_name": "stub",
-                "litellm_params": {
-                    "model": "openai/stub-model",
-                    "api_base": stub_url,
-                    "api_key": "bench",
-                },
-                "model_info": {"max_input_tokens": 128000},
-            }
-        ],
+        "model_list": [stub_model(stub_url)],
         "memory": {"database_url": url},
     }
     path = tmp / f"config-{uuid.uuid4().hex[:6]}.yaml"
     path.write_text(yaml.safe_dump(config))
     ports = [free_port() for _ in range(replicas)]
-    procs = [_start(path, port) for port in ports]
+    procs = [spawn_memproxy(path, port) for port in ports]
     try:
         for port, proc in zip(ports, procs, strict=True):
-            _wait_healthy(port, proc)
+            wait_http(f"http://127.0.0.1:{port}/health", proc, "memproxy serve", timeout_s=120)
         bases = [f"http://127.0.0.1:{p}" for p in ports]
         return asyncio.run(
             _drive(bases, args.sessions, args.rounds, args.concurrency, sticky, uuid.uuid4().hex)

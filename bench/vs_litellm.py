@@ -28,7 +28,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,10 @@ import httpx
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.harness import free_port, serve_memproxy, stub_model, wait_http  # noqa: E402
+
 LITELLM_VENV = Path.home() / ".cache" / "memproxy-bench" / "litellm-proxy-venv"
 # The newest litellm releases pin a `litellm-proxy` package that some mirrors
 # lack; try our own version first, then the newest whose proxy extra resolves
@@ -56,27 +59,6 @@ TOPICS = (
     "the on-call rotation for December",
     "the vendor contract renewal",
 )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_http(url: str, proc: subprocess.Popen[bytes], what: str, timeout_s: float = 180) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"{what} exited with {proc.returncode}")
-        try:
-            if httpx.get(url, timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    proc.kill()
-    raise SystemExit(f"{what} did not answer {url}")
 
 
 def start_stub(log: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -102,45 +84,14 @@ def start_stub(log: Path) -> tuple[subprocess.Popen[bytes], str]:
     return proc, url
 
 
-def model_entry(stub_url: str) -> dict[str, Any]:
-    return {
-        "model_name": "stub",
-        "litellm_params": {"model": "openai/stub-model", "api_base": stub_url, "api_key": "b"},
-        "model_info": {"max_input_tokens": 128_000},
-    }
-
-
 def start_memproxy(
     stub_url: str, tmp: Path, cache_sessions: int | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
     memory: dict[str, Any] = {"database_url": f"sqlite+aiosqlite:///{tmp}/memproxy.db"}
     if cache_sessions is not None:
         memory["cache_sessions"] = cache_sessions
-    config = {"model_list": [model_entry(stub_url)], "memory": memory}
-    path = tmp / "memproxy.yaml"
-    path.write_text(yaml.safe_dump(config))
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "proxy.cli",
-            "serve",
-            "--config",
-            str(path),
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
-        stdout=(tmp / "memproxy.log").open("ab"),
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    wait_http(f"{base}/health", proc, "memproxy serve")
-    return proc, base
+    config = {"model_list": [stub_model(stub_url)], "memory": memory}
+    return serve_memproxy(config, tmp, log=tmp / "memproxy.log")
 
 
 def litellm_binary() -> Path | None:
@@ -161,7 +112,7 @@ def litellm_binary() -> Path | None:
 
 
 def start_litellm(binary: Path, stub_url: str, tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
-    config = {"model_list": [model_entry(stub_url)]}
+    config = {"model_list": [stub_model(stub_url)]}
     path = tmp / "litellm.yaml"
     path.write_text(yaml.safe_dump(config))
     port = free_port()
