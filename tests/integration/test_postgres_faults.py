@@ -25,6 +25,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
 from tests.databases import pg_base_url, temp_pg_database
+from tests.integration.store_fault_support import answer_of, assert_store_unavailable
 
 TIMEOUT_S = 1.5  # memory.store_timeout_s (0.5 s timed out under load average ~5)
 KINDS = ["gone", "locked", "read-only"]
@@ -115,25 +116,10 @@ def _user(text: str) -> dict[str, Any]:
     return {"role": "user", "content": text}
 
 
-def _answer(resp: Any) -> dict[str, Any]:
-    return {"role": "assistant", "content": resp.json()["choices"][0]["message"]["content"]}
-
-
 async def _turns(proxy: Any, session: str) -> list[str]:
     stored = await proxy.services.store.load_messages(session)
     assert [m.ordinal for m in stored] == list(range(len(stored)))
     return [f"{m.role}:{m.text}" for m in stored]
-
-
-def _assert_store_unavailable(resp: Any, reasons: tuple[str, ...]) -> None:
-    assert resp.status_code == 503, resp.text
-    error = resp.json()["error"]
-    assert set(error) == {"message", "type", "param", "code"}
-    assert (error["type"], error["code"]) == ("service_unavailable", "store_unavailable")
-    assert any(reason in error["message"] for reason in reasons), error["message"]
-    for leak in ("INSERT", "SELECT", "postgresql+asyncpg", "sk-provider-secret"):
-        assert leak not in resp.text
-    assert "X-Memory-Degraded" not in resp.headers
 
 
 @pytest.mark.parametrize("mode", ["open", "closed"])
@@ -148,7 +134,7 @@ async def test_postgresql_fault_then_the_session_resumes(
     assert first.status_code == 200, first.text
     session = first.headers["X-Memory-Session"]
     await proxy.settle()
-    history += [_answer(first), _user("change it to May 10")]
+    history += [answer_of(first), _user("change it to May 10")]
     calls = len(stub_upstream.received)
 
     fault = PgFault(kind, base, url)
@@ -165,10 +151,10 @@ async def test_postgresql_fault_then_the_session_resumes(
         assert during.headers["X-Memory-Degraded"] == "1"
         assert during.headers["X-Memory-Mode"] == "raw"
         assert stub_upstream.received[-1].body["messages"] == history
-        history += [_answer(during), _user("and add a projector")]
+        history += [answer_of(during), _user("and add a projector")]
         acknowledged = ["user:book the venue for May 3", "assistant:", "user:change it to May 10"]
     else:
-        _assert_store_unavailable(during, REASONS[kind])
+        assert_store_unavailable(during, REASONS[kind])
         assert len(stub_upstream.received) == calls  # nothing went upstream
         acknowledged = ["user:book the venue for May 3", "assistant:"]
 
@@ -214,7 +200,7 @@ async def test_postgresql_gone_while_the_answer_is_written(
     assert first.status_code == 200
     session = first.headers["X-Memory-Session"]
     await proxy.settle()
-    history += [_answer(first), _user("send it to accounts")]
+    history += [answer_of(first), _user("send it to accounts")]
     stub_upstream.state.responder = gone_then_answer
     try:
         resp = await proxy.chat(history)
@@ -223,9 +209,9 @@ async def test_postgresql_gone_while_the_answer_is_written(
     if mode == "open":
         assert resp.status_code == 200, resp.text
         assert resp.headers["X-Memory-Degraded"] == "1"
-        answer = _answer(resp)
+        answer = answer_of(resp)
     else:
-        _assert_store_unavailable(resp, REASONS["gone"])
+        assert_store_unavailable(resp, REASONS["gone"])
         assert "the answer could not be stored" in resp.json()["error"]["message"]
         answer = {"role": "assistant", "content": "echo: send it to accounts"}
     await proxy.settle()

@@ -25,7 +25,8 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
-SECRET = "sk-provider-secret-123"
+from tests.integration.store_fault_support import answer_of, assert_store_unavailable
+
 TIMEOUT_S = 0.3  # memory.store_timeout_s: a locked store costs a request about this long
 BURST = 20
 
@@ -113,30 +114,10 @@ def _user(text: str) -> dict[str, Any]:
     return {"role": "user", "content": f"{text} " + "padding " * 800}
 
 
-def _answer(resp: Any) -> dict[str, Any]:
-    message = resp.json()["choices"][0]["message"]
-    return {"role": "assistant", "content": message["content"]}
-
-
 async def _turns(proxy: Any, session: str) -> list[str]:
     stored = await proxy.services.store.load_messages(session)
     assert [m.ordinal for m in stored] == list(range(len(stored)))
     return [f"{m.role}:{m.text.split()[0]}" for m in stored]
-
-
-def _assert_store_unavailable(resp: Any) -> None:
-    assert resp.status_code == 503, resp.text
-    error = resp.json()["error"]
-    assert set(error) == {"message", "type", "param", "code"}
-    assert error["code"] == "store_unavailable"
-    assert error["type"] == "service_unavailable"
-    assert "memory store is unavailable" in error["message"]
-    assert "memory.on_store_error: closed" in error["message"]
-    assert "INSERT" not in error["message"]
-    assert "SELECT" not in error["message"]
-    assert SECRET not in resp.text
-    assert resp.headers["retry-after"] == "1"
-    assert "X-Memory-Degraded" not in resp.headers
 
 
 @pytest.mark.parametrize("kind", FAULTS)
@@ -149,7 +130,7 @@ async def test_fail_open_forwards_raw_and_the_session_resumes(
     assert first.status_code == 200, first.text
     session = first.headers["X-Memory-Session"]
     await proxy.settle()
-    history += [_answer(first), _user("second")]
+    history += [answer_of(first), _user("second")]
 
     fault = StoreFault(kind, db, proxy)
     await fault.start()
@@ -173,7 +154,7 @@ async def test_fail_open_forwards_raw_and_the_session_resumes(
     assert REASONS[kind] in record["degraded"]
     assert row["mode"] == "raw"
 
-    history += [_answer(degraded), _user("third")]
+    history += [answer_of(degraded), _user("third")]
     after = await proxy.chat(history)
     assert after.status_code == 200, after.text
     assert "X-Memory-Degraded" not in after.headers
@@ -199,7 +180,7 @@ async def test_fail_closed_is_a_503_and_the_retry_succeeds(
     assert first.status_code == 200, first.text
     session = first.headers["X-Memory-Session"]
     await proxy.settle()
-    history += [_answer(first), _user("second")]
+    history += [answer_of(first), _user("second")]
     calls = len(stub_upstream.received)
 
     fault = StoreFault(kind, db, proxy)
@@ -207,7 +188,7 @@ async def test_fail_closed_is_a_503_and_the_retry_succeeds(
     started = time.monotonic()
     refused = await proxy.chat(history)
     assert time.monotonic() - started < 5 * TIMEOUT_S + 3
-    _assert_store_unavailable(refused)
+    assert_store_unavailable(refused)
     assert REASONS[kind] in refused.json()["error"]["message"]
     assert len(stub_upstream.received) == calls  # nothing went upstream
     await fault.clear()
@@ -243,9 +224,9 @@ async def test_store_failing_while_the_answer_is_written(
     if mode == "open":
         assert resp.status_code == 200, resp.text
         assert resp.headers["X-Memory-Degraded"] == "1"
-        answer = _answer(resp)
+        answer = answer_of(resp)
     else:
-        _assert_store_unavailable(resp)
+        assert_store_unavailable(resp)
         assert "the answer could not be stored" in resp.json()["error"]["message"]
         answer = {"role": "assistant", "content": "echo: first (retried elsewhere)"}
     session = resp.headers["X-Memory-Session"]
@@ -283,7 +264,7 @@ async def test_streaming_fail_open_and_closed(
     async with proxy.client.stream("POST", "/v1/chat/completions", json=body) as resp:
         assert resp.status_code == 503
         await resp.aread()
-        _assert_store_unavailable(resp)
+        assert_store_unavailable(resp)
     await fault.clear()
 
 

@@ -27,16 +27,13 @@ from sqlalchemy.engine import make_url
 
 from proxy.config import ConfigError, settings_from_dict
 from tests.databases import create_pg_database, drop_pg_database, pg_base_url
+from tests.integration.store_fault_support import answer_of, assert_store_unavailable
 
 TIMEOUT_S = 0.5  # memory.store_timeout_s
 
 
 def _user(text: str) -> dict[str, Any]:
     return {"role": "user", "content": text}
-
-
-def _answer(resp: Any) -> dict[str, Any]:
-    return {"role": "assistant", "content": resp.json()["choices"][0]["message"]["content"]}
 
 
 async def _wait_healthy(proxy: Any, within_s: float = 10.0) -> None:
@@ -78,7 +75,7 @@ async def _degraded_then_managed(proxy: Any, stub_upstream: Any, reason: str, cu
 
     await cure()
     await _wait_healthy(proxy)
-    history += [_answer(degraded), _user("we are twelve people, budget 3000 EUR")]
+    history += [answer_of(degraded), _user("we are twelve people, budget 3000 EUR")]
     managed = await proxy.chat(history)
     assert managed.status_code == 200, managed.text
     assert "X-Memory-Degraded" not in managed.headers
@@ -95,13 +92,7 @@ async def _degraded_then_managed(proxy: Any, stub_upstream: Any, reason: str, cu
 async def _closed_then_served(proxy: Any, stub_upstream: Any, reason: str, cure: Any) -> None:
     calls = len(stub_upstream.received)
     refused = await proxy.chat([_user("plan the offsite")])
-    assert refused.status_code == 503, refused.text
-    error = refused.json()["error"]
-    assert set(error) == {"message", "type", "param", "code"}
-    assert (error["type"], error["code"]) == ("service_unavailable", "store_unavailable")
-    assert "memory store is unavailable" in error["message"]
-    assert reason in error["message"]
-    assert refused.headers["retry-after"] == "1"
+    assert_store_unavailable(refused, (reason,))
     assert len(stub_upstream.received) == calls  # nothing went upstream
     await _assert_unavailable_health(proxy, "closed", reason)
 
