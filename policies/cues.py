@@ -793,6 +793,11 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _ZH_CHAR = re.compile(r"[\u3400-\u9fff]")
 
 
+def addressed_names(text: str) -> list[str]:
+    """The names `text` addresses its listener by ("Thanks, Mel!" -> ["Mel"])."""
+    return _VOCATIVE.findall(text)
+
+
 def strip_vocatives(text: str) -> str:
     """`text` without the names it addresses its listener by ("Thanks, Mel!")."""
     return _VOCATIVE.sub(" ", text)

@@ -32,7 +32,7 @@ from proxy.store.repo import SessionRow, Store
 @dataclass(slots=True)
 class SessionLayers:
     chunks: list[SummaryChunk]
-    index: RecallIndex = field(default_factory=RecallIndex)
+    index: RecallIndex = field(default_factory=RecallIndex.for_conversation)
     labels: DateLabels = field(default_factory=DateLabels)
     layout: MemoryLayout | None = None
 
@@ -116,7 +116,7 @@ class Lifecycle:
         for turn in turns[state.index.next_ordinal :]:
             stamp = created[turn.ordinal] if turn.ordinal < len(created) else now
             state.labels.add(turn.text, stamp)
-            state.index.add(turn.ordinal, turn.text)
+            state.index.add(turn.ordinal, turn.text, turn.role)
 
     @staticmethod
     def recall(

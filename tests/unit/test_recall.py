@@ -151,3 +151,80 @@ def test_recalled_question_brings_its_reply_and_an_answer_its_question() -> None
     assert {c.ref: c.decision for c in gen.candidates} == {"4": "recalled", "5": "recalled"}
     alone = plan_recall([hit], term_set("relax"), 200, 400, count, None)
     assert len(alone.contents[0].splitlines()) == 2
+
+
+def conversation(turns: list[tuple[str, str]]) -> RecallIndex:
+    index = RecallIndex.for_conversation()
+    for i, (role, text) in enumerate(turns):
+        index.add(i, text, role)
+    return index
+
+
+def test_a_reply_is_found_by_the_question_it_answers() -> None:
+    turns = [("user", FILLER[i % 3]) for i in range(40)]
+    turns += [
+        ("user", "So what does your brother do for a living these days?"),
+        ("assistant", "He repairs harpsichords, mostly for churches and music schools."),
+    ]
+    turns += [("user", FILLER[i % 3]) for i in range(40)]
+    index = conversation(turns)
+    # The reply never says "brother" or "living"; the question before it does.
+    hits = index.search(term_set("What does the brother do for a living?"), limit=3)
+    assert 41 in [o for o, _ in hits[:2]]
+    without = RecallIndex()
+    for i, (_, text) in enumerate(turns):
+        without.add(i, text)
+    assert 41 not in [o for o, _ in without.search(term_set("brother living"), limit=3)]
+
+
+def test_a_turn_is_read_with_the_one_after_it_less_than_with_the_one_before() -> None:
+    index = conversation(
+        [
+            ("user", "We planted tomatoes."),
+            ("assistant", "Nice, how about basil?"),
+            ("user", "Basil too, by the porch."),
+        ]
+    )
+    # Turn 1 holds "basil" itself; turn 2 too; turn 0 only through turn 1 (after).
+    scores = dict(index.search(term_set("tomatoes"), limit=3))
+    assert scores[0] > scores[1] > 0  # turn 1 has it through the turn before it
+    assert 2 not in scores  # two turns away: not part of the turn's context
+
+
+def test_a_query_naming_a_speaker_prefers_that_speakers_turns() -> None:
+    turns = [
+        ("user", "Thanks, Priya! I went kayaking on the lake last weekend."),
+        ("assistant", "Fun, Tom! I went kayaking on the river with my cousins."),
+        ("user", "Sounds great, Priya."),
+        ("assistant", "It was."),
+    ]
+    index = conversation(turns)
+    # Tom calls the assistant Priya, so Priya's kayaking is the assistant's turn.
+    assert index.named_speaker(term_set("Where did Priya go kayaking?")) == "assistant"
+    assert index.named_speaker(term_set("Where did Tom go kayaking?")) == "user"
+    assert index.search(term_set("Where did Priya go kayaking?"), limit=1)[0][0] == 1
+    assert index.search(term_set("Where did Tom go kayaking?"), limit=1)[0][0] == 0
+    # A name both sides are addressed by says nothing about who spoke.
+    both = [("user", "Morning, Sam."), ("assistant", "Morning, Sam.")] * 2
+    assert conversation(both).named_speaker(term_set("Sam")) is None
+
+
+def test_a_rewind_takes_back_neighbour_weights_and_speaker_names() -> None:
+    turns = [
+        ("user", "Hi Sam! The cabin is booked for June."),
+        ("assistant", "Great, Alex. Which lake?"),
+        ("user", "Lake Tahoe, the north shore."),
+        ("assistant", "Lovely, Alex, bring a kayak."),
+    ]
+    full = conversation(turns)
+    full.truncate(2)
+    fresh = conversation(turns[:2])
+    for query in ("cabin June", "lake Tahoe", "kayak", "Which lake Alex", "Sam"):
+        assert rounded(full, query) == rounded(fresh, query)
+        assert full.named_speaker(term_set(query)) == fresh.named_speaker(term_set(query))
+    full.add(2, "Lake Tahoe, the north shore.", "user")
+    assert rounded(full, "lake shore") == rounded(conversation(turns[:3]), "lake shore")
+
+
+def rounded(index: RecallIndex, query: str) -> list[tuple[int, float]]:
+    return [(o, round(s, 9)) for o, s in index.search(term_set(query), limit=5)]
