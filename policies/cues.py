@@ -42,7 +42,7 @@ SELF_CORRECTION_EN = (
 SELF_CORRECTION_ZH = (
     r"说错了|记错了|写错了|搞错了|打错了|看错了|弄错了|记混了|口误|笔误|更正一下|纠正一下"
 )
-_SELF_CORRECTION = re.compile(rf"{SELF_CORRECTION_EN}|{SELF_CORRECTION_ZH}", re.IGNORECASE)
+SELF_CORRECTION = re.compile(rf"{SELF_CORRECTION_EN}|{SELF_CORRECTION_ZH}", re.IGNORECASE)
 
 # Choices made or leaned towards: "we're going with X", "I'm set on X", "X it is",
 # "the walls are going white", "还是让她上公立小学". A later one replaces an earlier one.
@@ -505,7 +505,8 @@ _RECAP_ALL_EN = re.compile(
 _RECAP_ZH = re.compile(
     r"(?:完整|全部|所有|最终|整体)[^。！？]{0,40}(?:列|整理|总结|汇总|梳理|清单)"
 )
-_RECAP_ASK_ZH = re.compile(r"帮我|给我|你把|麻烦你|请你|你(?:再)?(?:列|整理|总结)")
+# Not "你给我的所有方案和清单都用表格": what you give me, a rule about every answer.
+_RECAP_ASK_ZH = re.compile(r"帮我(?!的)|给我(?!的)|你把|麻烦你|请你|你(?:再)?(?:列|整理|总结)")
 
 
 def recap_request(text: str) -> bool:
@@ -686,7 +687,7 @@ def read_cues(text: str) -> Cues:
         aside=bool(ASIDE.search(text)),
         reported=reported,
         agreement=bool(AGREEMENT.search(text)),
-        correction=bool(_SELF_CORRECTION.search(text)),
+        correction=bool(SELF_CORRECTION.search(text)),
     )
 
 

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from policies.cues import DECISION, PERMISSION, STANDING, negated, read_cues
+from policies.cues import DECISION, PERMISSION, SELF_CORRECTION, STANDING, negated, read_cues
 from policies.matching import (
     Idf,
     content_terms,
@@ -411,7 +411,9 @@ class Resolver:
             return
         m = SELF_FIX.search(st.text)
         rest = st.text if m is None else st.text[: m.start()] + " " + st.text[m.end() :]
-        own = read_cues(rest).change
+        # "$350 — no wait, $530, I misread my notes": the admission is about the value
+        # fixed here, it revises nothing said before.
+        own = read_cues(SELF_CORRECTION.sub(" ", rest)).change
         plain = dataclasses.replace(
             st,
             values=tuple(v for v in st.values if value_signature(v) not in sigs),
