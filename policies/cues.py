@@ -42,7 +42,7 @@ SELF_CORRECTION_EN = (
 SELF_CORRECTION_ZH = (
     r"说错了|记错了|写错了|搞错了|打错了|看错了|弄错了|记混了|口误|笔误|更正一下|纠正一下"
 )
-_SELF_CORRECTION = re.compile(rf"{SELF_CORRECTION_EN}|{SELF_CORRECTION_ZH}", re.IGNORECASE)
+SELF_CORRECTION = re.compile(rf"{SELF_CORRECTION_EN}|{SELF_CORRECTION_ZH}", re.IGNORECASE)
 
 # Choices made or leaned towards: "we're going with X", "I'm set on X", "X it is",
 # "the walls are going white", "还是让她上公立小学". A later one replaces an earlier one.
@@ -241,7 +241,9 @@ CONSTRAINT = _table(
         r"|(?:^|[,;:] ?|\band |\bbut )nothing (?!else\b|much\b|to\b|like\b|but\b|more\b|wrong\b"
         r"|yet\b|at\b|happened\b|we\b|i\b|you\b|he\b|she\b|they\b|it\b|is\b|was\b|has\b|new\b"
         r"|special\b|bad\b)[a-z][\w-]*"
-        r"|\b(?:not|never|n't)\b[^.;!?]{0,80},? ever\b"
+        r"|\b(?:not|never|n't|nobody|no one|no-one)\b[^.;!?]{0,80},? ever\b"
+        # "nobody but our own staff touches the models": a rule on who may do it.
+        r"|\b(?:nobody|no one|no-one) (?:but|except|other than|apart from|besides)\b"
         r"|\b(?:whatever|anything|any \w+) (?:we|i) (?:\w+ )?(?:get|buy|pick|choose|book|rent"
         r"|end up with|go with)\b[^.;!?]{0,24}\b(?:should|must|has to|needs? to"
         r"|ha(?:ve|s) got to)\b"
@@ -290,7 +292,9 @@ CONSTRAINT = _table(
         r"最多|至多|最少|至少|不超过|不高于|不低于|不少于|以内|上限|下限|封顶|截止|"
         r"之前(?:完成|交|提交|发|给)|前(?:完成|交付|提交|发|交|给|做完|弄好|准备好)|最晚|最迟"
         r"|底线|红线|\d\s*(?:[元块]|万|欧|美元|公斤|人|个)?(?:以上|以下|起)(?:的)?(?:都|就|要|才|必须|得)"
-        r"|(?<!不)超过\d|(?<!不)低于\d|(?<!不)高于\d|都得|都要(?=[^，。；]{0,12}$)|得要|必须得",
+        r"|(?<!不)超过\d|(?<!不)低于\d|(?<!不)高于\d|都得|都要(?=[^，。；]{0,12}$)|得要|必须得"
+        # A condition the plan must meet: "得6月15号前到手才行", "要先交押金才可以".
+        r"|(?:得|要|必须)[^，。；？?]{1,16}才(?:行|可以|够|来得及)",
     ),
     (
         3,
@@ -331,14 +335,16 @@ REVOKE = Lexicon(
     r"previous)\b|\bnot needed\b|\bdisregard\b"
     r"|\b(?:quit|cease) \w+ing\b|\bno need for\b|\bdon'?t bother\b"
     r"|\benough (?:with|of) (?:the|that)\b"
-    r"|\b(?:drop|ditch|lose|scrap|kill|cut) (?:the|those|these|that|your|all (?:the|those))"
-    r" (?:[\w-]+ ){0,3}?[\w-]+(?= *(?:[,.;!]|$| thing| part| bit| stuff| rule| and\b| too\b"
+    r"|\b(?:drop|ditch|lose|scrap|kill|cut|skip) (?:the|those|these|that|your|all (?:the|those))"
+    r" (?:[\w-]+ ){0,3}?[\w-]+(?= *(?:[,.;!—–]|$| thing| part| bit| stuff| rule| and\b| too\b"
     r"| now\b| entirely\b| altogether\b| completely\b| for now\b| from now\b))"
     r"|\bforget (?:about )?(?:the |those |these |all )?[\w-]+(?: [\w-]+)?"
     r"(?= *(?:[,.;!]|$| entirely| altogether| completely| for now))",
     r"不用再|不要再|别再|不再|不必再|无需再|取消|作废|算了(?!一?下|算|一遍)|撤销|撤回|就别[^，。；,;]{0,10}了"
     r"|不用[^，。；,;]{0,12}了|不需要[^，。；,;]{0,10}了|不必[^，。；,;]{0,10}了|别[^，。；,;]{0,8}了"
-    r"|去掉(?:这条|那条|这个要求)|忽略(?:之前|刚才|前面)|(?:就|可以|也)免了|去掉吧|省掉|不要了",
+    r"|去掉(?:这条|那条|这个要求)|忽略(?:之前|刚才|前面)|(?:就|可以|也)免了|去掉吧|省掉|不要了"
+    # A ban lifted outright: "感叹号随便用吧", "emoji随便加".
+    r"|随便(?:用|加|写|放|带)(?![^，。；]{0,3}[吗么？?])",
 )
 
 CHANGE = _table(
@@ -385,7 +391,8 @@ CHANGE = _table(
         r"|改名|重命名|换个名字|新名字|改叫|(?:收窄|缩小|放宽|收紧|压缩|精简)(?:成|到|为)",
     ),
     (2, SELF_CORRECTION_ZH),
-    (1, r"现在|目前是|最新|已经不|不再|决定|定了|还是"),
+    # "毕业典礼提前了", "比赛推迟了": the plan moved, whatever moved it.
+    (1, r"现在|目前是|最新|已经不|不再|决定|定了|还是|提前了|推迟了|延后了|改期了|延期了"),
 )
 
 ASIDE = Lexicon(
@@ -410,7 +417,12 @@ REPORTED = Lexicon(
     r"|^(?:(?i:he|she)|[A-Z][a-z]+(?: [A-Z][a-z]+)?) (?:just |now |also )?(?:replied|said|says|came"
     r" back|called|wrote|emailed|offer(?:s|ed)?|quoted|propos(?:es|ed)|suggest(?:s|ed)|told|asked"
     r"|counter(?:s|ed)?|mentioned|thinks|claims|responded)\b",
-    r"^(?:他|她|他们|她们|对方|人家)(?:刚才|刚刚|又|也)?(?:说|回复|表示|提出|报价|反馈|觉得)",
+    r"^(?:他|她|他们|她们|对方|人家)(?:刚才|刚刚|又|也)?(?:说|回复|表示|提出|报价|反馈|觉得)"
+    # The wish of someone named by role ("班主任王老师说想让…", "我妈觉得…"): theirs, not
+    # the user's decision. What they require ("周老师说那章要多引…") binds the user's work.
+    r"|^(?:[\u4e00-\u9fff]{0,5}(?:老师|主任|校长|经理|老板|领导|总监|客户|同事|师傅|姐|哥|阿姨|叔叔"
+    r"|妈妈|爸爸|婆婆|公公)|我(?:妈|爸|老公|老婆|婆婆|公公|领导|老板|同事|女儿|儿子))"
+    r"(?:刚才|刚刚|又|也|一直)?(?:说)?(?:觉得|希望|想让|想要|想)",
     flags=0,
 )
 FIRST_PERSON = Lexicon(r"\b(?:we|we're|we'd|we'll|we've|i|i'm|i'd|i'll|i've|our|us)\b", r"我")
@@ -473,7 +485,8 @@ PERMISSION = Lexicon(
     r"\byou can (?:now )?(?:use|include|mention|add|go|book|skip|ignore)\b|\bfeel free to\b"
     r"|\b(?:it'?s|that'?s|is|are) (?:fine|ok|okay|allowed) (?:to|now|again)\b|\bgo ahead and\b"
     r"|\b(?:is|are) fine now\b|\bno problem (?:to|with)\b",
-    r"可以(?:用|出现|写|提|放|加|带|去)[^，。；]{0,6}了|也可以了|没关系了|随便用|允许[^，。；]{0,6}了",
+    r"可以(?:用|出现|写|提|放|加|带|去)[^，。；]{0,6}了|也可以了|没关系了|随便(?:用|加|写|放|带)"
+    r"|允许[^，。；]{0,6}了",
 )
 # "My name is Tom", "我叫小林": who the user is.
 IDENTITY = Lexicon(
@@ -505,7 +518,8 @@ _RECAP_ALL_EN = re.compile(
 _RECAP_ZH = re.compile(
     r"(?:完整|全部|所有|最终|整体)[^。！？]{0,40}(?:列|整理|总结|汇总|梳理|清单)"
 )
-_RECAP_ASK_ZH = re.compile(r"帮我|给我|你把|麻烦你|请你|你(?:再)?(?:列|整理|总结)")
+# Not "你给我的所有方案和清单都用表格": what you give me, a rule about every answer.
+_RECAP_ASK_ZH = re.compile(r"帮我(?!的)|给我(?!的)|你把|麻烦你|请你|你(?:再)?(?:列|整理|总结)")
 
 
 def recap_request(text: str) -> bool:
@@ -519,7 +533,9 @@ def recap_request(text: str) -> bool:
 CONTINUATION = Lexicon(
     r"^(?:instead|just|only|rather|then|otherwise|but)\b",
     # Not "先说个规矩：…", "先跟你说好": that opens a new point, it continues nothing.
-    r"^(?:先(?!说|问|讲|聊|提|跟你|和你|给你|交代)|再|然后|而是|直接|改成|只要|否则)",
+    # Nor "再提醒一下…", "再强调一下…": a reminder of an earlier point, not this one's next step.
+    r"^(?:先(?!说|问|讲|聊|提|跟你|和你|给你|交代)|再(?!提醒|强调|重申|说一[下遍句]|确认一下)"
+    r"|然后|而是|直接|改成|只要|否则)",
 )
 
 FILLER = re.compile(
@@ -628,7 +644,17 @@ def _reported(text: str) -> bool:
     body = _PREAMBLE.sub("", text, count=1)
     if _PEER_ADVICE.search(text) or _PEER_ADVICE.search(body):
         return True
-    return bool(REPORTED.search(text) or REPORTED.search(body)) and not FIRST_PERSON.search(text)
+    if not (REPORTED.search(text) or REPORTED.search(body)):
+        return False
+    # "王老师说想让每个人都写寄语，不过…我不打算强求": the user declining to act on
+    # the wish adopts nothing; it stays the other party's.
+    return not FIRST_PERSON.search(_DECLINING.sub("", text))
+
+
+_DECLINING = re.compile(
+    r"[^，。；,;]*(?:我|我们)(?:也)?(?:不打算|没打算|不想|不会)(?:去)?(?:强求|勉强|管|跟进|照办)[^，。；,;]*"
+    r"|[^，。；,;]*(?:跟|和|与)(?:我|我们)(?:没关系|无关)[^，。；,;]*"
+)
 
 
 _QUOTED = re.compile(
@@ -686,7 +712,7 @@ def read_cues(text: str) -> Cues:
         aside=bool(ASIDE.search(text)),
         reported=reported,
         agreement=bool(AGREEMENT.search(text)),
-        correction=bool(_SELF_CORRECTION.search(text)),
+        correction=bool(SELF_CORRECTION.search(text)),
     )
 
 

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from policies.cues import DECISION, PERMISSION, STANDING, negated, read_cues
+from policies.cues import DECISION, PERMISSION, SELF_CORRECTION, STANDING, negated, read_cues
 from policies.matching import (
     Idf,
     content_terms,
@@ -33,6 +33,7 @@ from policies.matching import (
     similarity,
     weighted_terms,
 )
+from policies.rivals import marks_adjustment, sole_rival
 from policies.segment import (
     SELF_FIX,
     clauses,
@@ -69,6 +70,7 @@ from policies.values import (
     Value,
     bound_side,
     extract_values,
+    measure,
     measures_compatible,
     numeric_closeness,
     value_signature,
@@ -295,19 +297,24 @@ class Resolver:
         # A rule stated next to the revocation replaces what was revoked, whether or
         # not the revoking sentence also says what to do ("英文版不用给了，…。以后只给中文版").
         replacement = _replacement(st, statements, target)
+        new_rule = ""
         if replacement is not None:
             replacement.consumed = True
             first, second = sorted((st, replacement), key=lambda x: x.index)
             value = first.text + ("" if re.search(r"[\u3000-\u9fff]$", first.text) else " ")
             self._supersede(target, replacement, value + second.text, replacement.type, True)
+            new_rule = replacement.text
         elif self._positive_remainder(st):
             self._supersede(target, st, st.text, target.type, True)
+            span = st.cues.revoke_span
+            new_rule = st.text[span[1] :] if span else st.text
         else:
             self.claimed.add(target.id)
             self.ops.append(Revoke(target.id, st.text[:120]))
-            if named and target.type == "directive":
+            # "感叹号随便用吧" lifts a ban and says what holds now, as "stop doing X" does.
+            if named and (target.type == "directive" or PERMISSION.search(st.text)):
                 self.ops.append(Add(self._withdrawal(st, target)))
-        self._keep_siblings(target, st)
+        self._keep_siblings(target, st, new_rule)
         st.consumed = True
 
     def _withdrawal(self, st: Statement, revoked: MemoryItem) -> MemoryItem:
@@ -411,7 +418,9 @@ class Resolver:
             return
         m = SELF_FIX.search(st.text)
         rest = st.text if m is None else st.text[: m.start()] + " " + st.text[m.end() :]
-        own = read_cues(rest).change
+        # "$350 — no wait, $530, I misread my notes": the admission is about the value
+        # fixed here, it revises nothing said before.
+        own = read_cues(SELF_CORRECTION.sub(" ", rest)).change
         plain = dataclasses.replace(
             st,
             values=tuple(v for v in st.values if value_signature(v) not in sigs),
@@ -455,6 +464,8 @@ class Resolver:
         if self._add_correction(st):
             return
         if self._try_implicit(st):
+            return
+        if self._try_sole_rival(st):
             return
         if self._try_choice(st):
             return
@@ -640,6 +651,7 @@ class Resolver:
                 st.type in _RULE_TYPES
                 or it.type not in _RULE_TYPES
                 or _same_threshold_rule(st, it)  # "we can go to $14,500 max" is a cap too
+                or _same_rate(st, it)  # "get a gig symmetrical" revises "we need 500 Mbps"
                 # A plan stated as a wish ("opening night Friday March 13") is re-set by a
                 # plain new value next to the same words ("with March 20 as opening night").
                 or (it.type == "preference" and local_context_match(st.text, it.value))
@@ -664,6 +676,18 @@ class Resolver:
         )
         if not same_subject or closeness <= 0:
             return self._try_duplicate(st)
+        self._supersede(target, st, st.text, st.type)
+        return True
+
+    def _try_sole_rival(self, st: Statement) -> bool:
+        """ "Book the van for Saturday March 14 then" after "move day is Saturday March 7":
+        a plan adjusted, and only one live value it can adjust (`policies.rivals`)."""
+        if " → " in st.text or not marks_adjustment(st.text, st.change):
+            return False  # a choice among options is settled by `policies.choices`
+        pool = [it for it in self._user_items() if it.type != "directive"]
+        target = sole_rival(st.text, st.strong_values, pool)
+        if target is None or target.value == st.text:
+            return False
         self._supersede(target, st, st.text, st.type)
         return True
 
@@ -818,11 +842,14 @@ class Resolver:
                 item.value = op.item.value + sep + item.value
                 return
 
-    def _keep_siblings(self, old: MemoryItem, st: Statement) -> None:
+    def _keep_siblings(self, old: MemoryItem, st: Statement, new_rule: str = "") -> None:
         """A revocation withdraws the clause it names, not the rules stated beside it:
         "stop opening every macro with the apology" leaves "signs off as 'The Fernly
-        Care Team'" in force."""
+        Care Team'" in force. A clause about what the new rule settles is no sibling:
+        "always use bullet points, people here don't read paragraphs" replaced by
+        "just write short paragraphs" leaves no rule about paragraphs behind."""
         near = {t: w for t, w in _near_cue(st).items() if w >= 1}  # words, not characters
+        near.update({t: w for t, w in weighted_terms(new_rule).items() if w >= 1})
         rest = unrelated_clauses(old.value, near, contiguous=False)
         if rest is None:
             return
@@ -954,11 +981,17 @@ def _same_threshold_rule(st: Statement, item: MemoryItem) -> bool:
     )
 
 
+def _rates(values: Sequence[Value]) -> list[Value]:
+    """Interest rates ("6.9% APR") and connection speeds ("500 Mbps", "a gig")."""
+    return [v for v in values if (v.kind == "percent" and v.unit == "rate") or measure(v) == "mbps"]
+
+
 def _same_rate(st: Statement, item: MemoryItem) -> bool:
-    """An interest rate replaces the rate quoted before ("5.9%" after "6.9% APR"):
-    a conversation rarely tracks two rates at once."""
-    new = [v for v in st.strong_values if v.kind == "percent" and v.unit == "rate"]
-    old = [v for v in extract_values(item.value) if v.kind == "percent" and v.unit == "rate"]
+    """A rate replaces the rate quoted before ("5.9%" after "6.9% APR", "a gig
+    symmetrical" after "at least 500 Mbps"): a conversation rarely tracks two
+    interest rates or two connection speeds at once."""
+    new = _rates(st.strong_values)
+    old = _rates(extract_values(item.value))
     return any(
         a.number is not None and b.number is not None and a.number != b.number
         and numeric_closeness(a, b) >= 0.5

@@ -216,7 +216,7 @@ def read_statements(
     ("是我说错了！", "Change of plan on comments.") yet governs the sentences
     that follow: each statement carries the strongest cue seen so far.
     """
-    raw = split_sentences(message)
+    raw = [part for s in split_sentences(message) for part in _rule_before_question(s)]
     sentences = [clean(s) for s in raw]
     recaps = [recap_request(s) for s in sentences]
     raw_ends = [s.rstrip().endswith((";", "；")) for s in raw]
@@ -293,6 +293,25 @@ def read_statements(
             carried = change
         i += 1
     return out
+
+
+_LAST_CLAUSE = re.compile(r"[，,;；]\s*(?=[^，,;；]*$)")
+
+
+def _rule_before_question(sentence: str) -> list[str]:
+    """ "赞助商里绝对不能有酒类品牌，跑完喝酒出了事谁负责？", "No shellfish at all, who
+    wants an allergy scare?": a firm rule with a rhetorical question fused on. The
+    rule stands on its own; the question is asked of nobody."""
+    if not is_question(sentence):
+        return [sentence]
+    m = _LAST_CLAUSE.search(sentence)
+    if m is None:
+        return [sentence]
+    head, tail = sentence[: m.start()], sentence[m.end() :]
+    cues = read_cues(head)
+    if is_question(head) or cues.question or cues.requirement < 3 or not negated(head):
+        return [sentence]
+    return [head + ("。" if re.search(r"[\u3400-\u9fff]$", head) else "."), tail]
 
 
 _CLAUSE_WORDS = re.compile(

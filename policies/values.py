@@ -16,8 +16,10 @@ from functools import lru_cache
 
 _EN_NUMBERS = {
     "a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15,
-    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
 }  # fmt: skip
 _ZH_DIGITS = {
     "零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
@@ -25,9 +27,26 @@ _ZH_DIGITS = {
 }  # fmt: skip
 
 _NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
-_ZH_NUM = r"[零一二两三四五六七八九十百]+"
+# Chinese numerals as written in amounts: "五十二", "一百五" (150), "两千五", "三万五".
+_ZH_NUM = r"[零一二两三四五六七八九十百][零一二两三四五六七八九十百千万]*"
+# A Chinese amount in a threshold: several characters ("一百五以内"), or one with its
+# unit ("至少三天"); a lone "一" next to a rule word is rarely an amount.
+_ZH_AMOUNT = (
+    r"(?:[零一二两三四五六七八九十百][零一二两三四五六七八九十百千万]+"
+    r"|[一二两三四五六七八九十](?=\s*(?:元|块|欧|美元|[天周年人本页份次桌位晚夜张件]|小时|分钟|公里|公斤)))"
+)
+# 万 ends an amount before words that only qualify it: "2.5万左右", "按三万来做预算".
+_WAN_END = (
+    r"(?=[^\u4e00-\u9fff]|$|左右|上下|出头|来(?![自说])|以内|以下|以上|封顶|的预算|预算"
+    r"|吧|了|就|够|都)"
+)
+_WAN = rf"万{_WAN_END}"
+# "ninety-five", "seventeen": longer words first, so "seventeen" is not read as "seven".
 _EN_WORD_NUM = (
-    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty)"
+    r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+    r"(?:-(?:one|two|three|four|five|six|seven|eight|nine))?"
+    r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
+    r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 )
 _MONTHS = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -55,7 +74,12 @@ _EN_UNITS = {
     "bullet": "bullet", "points": "point", "retries": "retry", "attempts": "retry",
     "gpus": "gpu", "cores": "core", "workers": "worker", "replicas": "replica",
     "licenses": "license", "licences": "license", "sessions": "session",
+    "mbps": "mbps", "gbps": "mbps", "gigabit": "mbps", "megabit": "mbps",
 }  # fmt: skip
+# A connection speed, however written ("500 Mbps", "1 Gbps", "a gig symmetrical",
+# "gigabit fibre"): one measure, in Mbps, so that a new speed revises the old one.
+_DATA_RATE = re.compile(r"\b(?:(?:mbps|gbps|gigabit|megabit)s?|mbit/s|gbit/s|gig)(?![\w/])", re.I)
+_GIGA = re.compile(r"\b(?:gbps|gbit/s|gigabits?|gig)(?![\w/])", re.IGNORECASE)
 _EN_UNIT_ALT = "|".join(sorted(_EN_UNITS, key=len, reverse=True))
 _ZH_UNITS = (
     "个小时|小时|分钟|秒钟|个月|个人|口人|星期|公斤|千卡|大卡|毫升|毫克|公里|ml|mg|"
@@ -97,6 +121,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"(?<![\d-])(?:\(\d{3}\) ?|\d{3}[-.])\d{3}[-.]\d{4}(?![\d-])"
             r"|(?<![\w+])\+\d{1,3}(?:[ -]\d{1,4}){2,4}(?![\d-])|(?<!\d)1[3-9]\d{9}(?!\d)"
+            # A national number in groups ("0412 585 903", "020 7946 0958").
+            r"|(?<![\w+.,-])0\d{2,4} \d{3,4} \d{3,4}(?![\w.,-]?\d)"
         ),
     ),
     # A quoted name or title ("Feature Stores Are a Lie", 《三体》): a value a
@@ -129,9 +155,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "bound",
         re.compile(
-            r"(?:不超过|超过|高于|低于|不足|大于|小于|不少于|不低于|至少|最多|最长|最少|封顶)\s*\d[\d,.]*\s*[万千百]?"
-            rf"(?:元|块钱|块|欧元?|美元|%|{_ZH_UNITS})?"
-            rf"|\d[\d,.]*\s*[万千百]?(?:元|块钱|块|欧元?|美元|%|{_ZH_UNITS})?\s*(?:以上|以下|以内|封顶)"
+            r"(?:不超过|超过|高于|低于|不足|大于|小于|不少于|不低于|至少|最多|最长|最少|封顶)"
+            rf"\s*(?:\d[\d,.]*\s*[万千百]?|{_ZH_AMOUNT})(?:元|块钱|块|欧元?|美元|%|{_ZH_UNITS})?"
+            rf"|(?:\d[\d,.]*\s*[万千百]?|{_ZH_AMOUNT})(?:元|块钱|块|欧元?|美元|%|{_ZH_UNITS})?"
+            r"\s*(?:以上|以下|以内|封顶)"
             r"|\b(?:over|above|under|below|more than|less than|fewer than|at least|at most|up to"
             r"|no more than|no less than|max(?:imum)?(?: of)?|a max of|capped at"
             r"|cap (?:it |them )?at)"
@@ -152,8 +179,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|chf)\b"
             # "fifteen bucks a seat", "twenty dollars"
             rf"|\b{_EN_WORD_NUM}(?:-| )(?:bucks|dollars|euros|pounds)\b"
-            rf"|{_NUM}\s?(?:万元|万块|元|块钱|块|美元|欧元|日元|英镑|万(?=[^\u4e00-\u9fff]|$))"
-            rf"|{_ZH_NUM}(?:万元|万块|元|块钱|块|美元|欧元|万(?=[^\u4e00-\u9fff]|$))"
+            rf"|{_NUM}\s?(?:万元|万块|元|块钱|块|美元|欧元|日元|英镑|{_WAN})"
+            rf"|{_ZH_NUM}(?:万元|万块|元|块钱|块|美元|欧元|{_WAN})"
+            rf"|[一二两三四五六七八九十百千]+万[一二三四五六七八九]{_WAN_END}"  # "四万五左右"
             rf"|\b\d+(?:\.\d+)?[kK]\b(?!\s?(?:run|m\b|km|steps))",
             re.IGNORECASE,
         ),
@@ -235,6 +263,14 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "qty",
         re.compile(
+            rf"\b(?:{_NUM}|{_EN_WORD_NUM}|a|one) ?gig\b(?= (?:symmetric|symmetrical|internet"
+            r"|connection|line|plan|down|up|speed|service|broadband|ethernet|wan|fibre|fiber)\b)"
+            rf"|\b(?:{_NUM}|{_EN_WORD_NUM})\s?(?:mbit/s|gbit/s)"
+        ),
+    ),
+    (
+        "qty",
+        re.compile(
             rf"(?:{_NUM}|{_EN_WORD_NUM})(?:-| )(?:{_EN_UNIT_ALT})\b"
             rf"|(?:{_NUM}|(?!一(?:{_ZH_UNITS}))(?:{_ZH_NUM}))\s?(?:{_ZH_UNITS})"
             rf"|\b(?:{_NUM}) (?:or more |or fewer |or less )?(?:times|runs|items)\b"
@@ -245,11 +281,16 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             re.IGNORECASE,
         ),
     ),
-    # Bare numbers: never memorable alone, but comparable ("别超过5000" → "6000").
+    # Bare numbers: never memorable alone, but comparable ("别超过5000" → "6000",
+    # "名额放到四百吧" after "300人").
     (
         "number",
         re.compile(
             r"(?<![A-Za-z0-9_.,:/-])(?:\d{1,3}(?:,\d{3})+|\d{2,})(?:\.\d+)?(?![A-Za-z0-9_.,:%/-]|,\d)"
+            r"|(?<![零一二两三四五六七八九十百千万第每])"
+            r"(?:[一二两三四五六七八九十][零一二两三四五六七八九十]*[百千万][零一二两三四五六七八九十百千万]*"
+            r"|[二三四五六七八九]十[一二三四五六七八九]?|十[一二三四五六七八九])"
+            r"(?![零一二两三四五六七八九十百千万分之年月日号点岁倍多])"
         ),
     ),
 ]
@@ -258,7 +299,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 _NUMERIC_HINT = re.compile(
     rf"\d|[零一二两三四五六七八九十百]|\b{_EN_WORD_NUM}\b|\b{_MONTHS}\b|\b{_WEEKDAYS}\b|\bQ[1-4]\b"
     r"|[周星礼][期拜]?[一二三四五六日天]|[每隔半]|\b(?:every|daily|weekly|twice|once|nightly|monthly"
-    r"|hourly|fortnightly|biweekly|ending in|ticket|case|invoice)\b|#",
+    r"|hourly|fortnightly|biweekly|ending in|ticket|case|invoice|gig)\b|#",
     re.IGNORECASE,
 )
 _NON_NUMERIC = frozenset({"id", "title"})
@@ -279,21 +320,42 @@ class Value:
         return f"{self.kind}:{self.unit}"
 
 
+_ZH_MAGNITUDES = {"十": 10, "百": 100, "千": 1000}
+
+
 def _zh_number(text: str) -> float | None:
-    """Small Chinese numerals (up to 999), enough for counts and table numbers."""
-    total, current = 0, 0
+    """Chinese numerals as people write amounts and counts: "五十二", "一百零五",
+    and the spoken short forms whose last digit counts one place down: "一百五" is
+    150, "两千五" 2,500, "三万五" 35,000 (but "一百零五" is 105)."""
+    total, section, current, last = 0, 0, 0, 0
+    zero = False
     for ch in text:
-        if ch in _ZH_DIGITS:
+        if ch == "零":
+            zero, current = True, 0
+        elif ch in _ZH_DIGITS:
             current = _ZH_DIGITS[ch]
-        elif ch == "十":
-            total += (current or 1) * 10
-            current = 0
-        elif ch == "百":
-            total += (current or 1) * 100
-            current = 0
+        elif ch in _ZH_MAGNITUDES:
+            last = _ZH_MAGNITUDES[ch]
+            section += (current or 1) * last
+            current, zero = 0, False
+        elif ch == "万":
+            total += ((section + current) or 1) * 10_000
+            section, current, last, zero = 0, 0, 10_000, False
         else:
             return None
-    return float(total + current)
+    if current and not zero and last >= 100 and text[-2:-1] in ("百", "千", "万"):
+        current *= last // 10
+    return float(total + section + current)
+
+
+def _en_number(word: str) -> float | None:
+    """ "seventeen", "ninety-five"."""
+    total = 0
+    for part in word.lower().split("-"):
+        if part not in _EN_NUMBERS:
+            return None
+        total += _EN_NUMBERS[part]
+    return float(total)
 
 
 def _read_number(text: str, scaled: bool = False) -> float | None:
@@ -311,13 +373,10 @@ def _read_number(text: str, scaled: bool = False) -> float | None:
         return n
     m = re.search(_ZH_NUM, text)
     if m:
-        n_zh = _zh_number(m.group(0))
-        if n_zh is not None and text[m.end() : m.end() + 1] == "万":
-            n_zh *= 10_000  # "三百二十万" is 3,200,000, like "320万"
-        return n_zh
-    word = re.search(_EN_WORD_NUM, text, re.IGNORECASE)
+        return _zh_number(m.group(0))  # "三百二十万" is 3,200,000, like "320万"
+    word = re.search(rf"\b{_EN_WORD_NUM}\b", text, re.IGNORECASE)
     if word:
-        return float(_EN_NUMBERS[word.group(0).lower()])
+        return _en_number(word.group(0))
     return None
 
 
@@ -392,6 +451,8 @@ def _unit(kind: str, text: str) -> str:
     if kind == "date" and _DAY_OF_MONTH.search(low):
         return "dom"
     if kind == "qty":
+        if _DATA_RATE.search(low):
+            return "mbps"
         if text.endswith("个"):
             return "个"
         m = re.search(rf"(?:{_ZH_UNITS})$", text)
@@ -435,7 +496,7 @@ def _bound_measure(text: str) -> str:
         return _unit("money", text)
     if "%" in text:
         return "%"
-    m = re.search(r"\d[\d,.]*\s*[万千百kK]?\s*", text)
+    m = re.search(rf"(?:\d[\d,.]*|{_ZH_NUM})\s*[万千百kK]?\s*", text)
     if m is None:
         return ""
     tail = text[m.end() :]
@@ -443,6 +504,8 @@ def _bound_measure(text: str) -> str:
     if zh:
         return _unit("qty", "1" + zh.group(0))
     word = re.match(r"([a-z]+)", tail.lower())
+    if _DATA_RATE.match(tail):
+        return "mbps"
     if word and word.group(1) in _EN_UNITS:
         return _EN_UNITS[word.group(1)]
     return ""
@@ -528,6 +591,10 @@ def extract_values(text: str) -> tuple[Value, ...]:
             group = next((g for g in ("v", "w", "t") if g in m.re.groupindex and m.group(g)), None)
             start, end = m.span(group) if group else m.span()
             raw = text[start:end].strip()
+            # The span is the value's own text: "$350 — no wait" must not start the fix
+            # marker inside the amount's trailing space.
+            start += len(text[start:end]) - len(text[start:end].lstrip())
+            end = start + len(raw)
             if kind == "id" and _looks_like_prose(raw):
                 continue
             if kind == "date":
@@ -540,6 +607,8 @@ def extract_values(text: str) -> tuple[Value, ...]:
                 number = _read_number(raw, kind in ("money", "bound"))
             if kind == "grade":
                 number = _read_number(raw) or _zh_number(raw[-1:])
+            if kind in ("qty", "bound") and _DATA_RATE.search(raw):
+                number = (number or 1.0) * (1000 if _GIGA.search(raw) else 1)
             if kind == "bound":
                 unit = _bound_unit(raw, text[max(0, start - 24) : start])
             elif kind == "percent":

@@ -1,0 +1,128 @@
+"""The one live value a new plan revises, when no word ties the two.
+
+"Book the movers for Saturday March 14 then" shares no word with "Target
+move day is Saturday March 7"; "一共要五十二本" none with "先说个情况：印45本，
+每本不超过120块"; "那就按10月18号去报备吧" only the old date it gives a reason
+about. Word overlap cannot link them, yet a reader does: the sentence says
+it adjusts the plan, and the conversation holds one value of that kind.
+
+So: when a sentence marks itself as an adjustment (a consequence: "then",
+"那就…"; a total: "一共", "in total"; a change word; or it quotes the old
+value itself) and exactly one live user item holds a rival value (same kind
+and unit, another number, of a comparable size), that item is what it
+revises. With two or more rivals ("3 nights in Kyoto", "2 nights in Osaka")
+nothing is decided here: the words must say which.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from policies.cues import Lexicon
+from policies.slots import REVISABLE_KINDS, same_slot
+from policies.types import MemoryItem
+from policies.values import Value, extract_values, numeric_closeness, value_signature
+
+# "…, so keys come on the 14th. Book the van for the 14th then.", "那就按三万来做吧":
+# what follows from news just told is the plan now.
+CONSEQUENCE = Lexicon(
+    r"\bthen[.!]?$|(?:^|[,;:] ?)so (?:let'?s|we'?ll|we will|we should|please|make it|book|plan)\b"
+    r"|\blet'?s\b[^.;!?]{0,60}\bthen\b",
+    r"那就|那我们就|那咱们就|那么就|那就按|就按[^，。；]{0,12}(?:来|吧)",
+)
+# "一共要五十二本", "sixty-one in total": a count restated as the whole.
+TOTAL = Lexicon(
+    r"\bin total\b|\baltogether\b|\ball told\b|\ball in all\b|\btotal of\b|\bthe total is\b",
+    r"一共|总共|总计|合计|加起来|总数|总人数",
+)
+# A rival must be close enough to be the same setting adjusted (10月11号 → 10月18号,
+# 45 → 52 copies), not a value of another scale.
+_CLOSE = 0.5
+
+
+def marks_adjustment(text: str, change: int) -> bool:
+    """Does the sentence say it adjusts the plan: a consequence, a total, a change cue?"""
+    return change >= 1 or bool(CONSEQUENCE.search(text) or TOTAL.search(text))
+
+
+def precise_values(values: Sequence[Value]) -> list[Value]:
+    """Values that name one setting exactly: a number in a revisable kind (a weekday
+    or "next month" is too vague to revise a calendar date by itself), a count of a
+    named thing (not a bare "个")."""
+    return [
+        v for v in values
+        if v.kind in REVISABLE_KINDS and v.number is not None
+        and not (v.kind == "qty" and v.unit in _GENERIC_UNITS)
+    ]  # fmt: skip
+
+
+def sole_rival(
+    text: str, values: Sequence[Value], items: Sequence[MemoryItem]
+) -> MemoryItem | None:
+    """The only item holding a rival of a value of `text`, if exactly one does.
+
+    Both sides must name one setting: a breakdown ("5桌, 6桌 and 3桌") revises no
+    total, and an item listing several dates is no single date. A sentence that
+    also restates the old value ("now 8 of us plus 10 locals, 18 in all") adds to
+    it, unless it says the plan follows from news ("…灯光节，那就按18号").
+    """
+    found: list[MemoryItem] = []
+    new = precise_values(values)
+    for nv in new:
+        holders = []
+        for it in items:
+            olds = [ov for ov in extract_values(it.value) if _rivals(nv, ov)]
+            if olds:
+                holders.append((it, olds))
+        holders = _nearest_by_far(nv, holders)
+        if len(holders) != 1 or len(holders[0][1]) != 1:
+            continue
+        it, (ov,) = holders[0]
+        if ov.number == nv.number or numeric_closeness(nv, ov) < _CLOSE:
+            continue
+        old = value_signature(ov)
+        if sum(1 for v in new if same_slot(v, nv) and value_signature(v) != old) > 1:
+            continue  # a breakdown, not one new value
+        restated = any(value_signature(v) == old for v in values)
+        if restated and not CONSEQUENCE.search(text):
+            continue
+        found.append(it)
+    return found[0] if found and all(it is found[0] for it in found) else None
+
+
+_GENERIC_UNITS = frozenset({"", "个", "time", "?"})
+# "around 1.8k" after "$2,000 for everything" and "a deposit of $530": an amount
+# adjusted stays near its old size, so a rival within this ratio wins over rivals
+# at least `_FAR` times away. Dates are all "near" one another: never decided so.
+_NEAR, _FAR = 1.25, 2.0
+
+
+def _nearest_by_far(
+    new: Value, holders: list[tuple[MemoryItem, list[Value]]]
+) -> list[tuple[MemoryItem, list[Value]]]:
+    if len(holders) < 2 or new.kind == "date" or not new.number:
+        return holders
+
+    def ratio(old: Value) -> float:
+        a, b = abs(new.number or 0.0), abs(old.number or 0.0)
+        return max(a, b) / min(a, b) if min(a, b) > 0 else float("inf")
+
+    ranked = sorted(
+        ((min(ratio(ov) for ov in olds), it, olds) for it, olds in holders), key=lambda x: x[0]
+    )
+    (best, it, olds), rest = ranked[0], ranked[1:]
+    if best <= _NEAR and all(r >= _FAR for r, _, _ in rest) and len(olds) == 1:
+        return [(it, olds)]
+    return holders
+
+
+def _rivals(new: Value, old: Value) -> bool:
+    """Could `old` be the earlier version of `new`? The same slot, and a count of the
+    very same thing ("45本" / "五十二本", not "3个医生" / "2遍")."""
+    if not same_slot(new, old) or old.number is None:
+        return False
+    if new.kind == "date" and old.kind == "date":
+        return True
+    if new.kind == "qty" and old.kind == "qty":
+        return new.unit == old.unit
+    return True
