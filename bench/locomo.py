@@ -26,7 +26,8 @@ upstream, as a chat client that keeps its history would send it:
 
 Scores are computed on what the stub upstream received, without our system
 prompt and the question: the share of items whose answer occurs in it
-(NFKC, case-folded, whitespace folded), the share whose evidence turns all
+(NFKC, case-folded, whitespace folded, as whole words: the answer "Yes" is
+not found in "yesterday"), the share whose evidence turns all
 occur (each verbatim, or >= 80% of its content words present), and the mean
 forwarded tokens (cl100k, content + 4 per message). Categories: 1 multi-hop,
 2 temporal, 3 open-domain, 4 single-hop; 5 (adversarial: the answer is not in
@@ -252,6 +253,11 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(w for w in _WORD.findall(folded(text)) if w not in STOPWORDS)
 
 
+@lru_cache(maxsize=8192)
+def whole_words(needle: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(needle)}(?!\w)")
+
+
 class Context:
     """The forwarded messages that can hold an answer, in normal form."""
 
@@ -267,8 +273,9 @@ class Context:
         return self._words
 
     def has_answer(self, answer: str) -> bool:
+        """The answer as whole words: "yes" is not in "yesterday", "art" not in "party"."""
         needle = folded(answer)
-        return bool(needle) and needle in self.text
+        return bool(needle) and whole_words(needle).search(self.text) is not None
 
     def has_turn(self, text: str) -> bool:
         if folded(text) in self.text:
