@@ -38,7 +38,7 @@ from policies.cues import (
     small_talk,
     strip_filler,
 )
-from policies.idioms import media_only
+from policies.idioms import media_only, strip_stamp
 from policies.matching import topical_overlap, weighted_terms
 from policies.names import ROLE, person_names
 from policies.segment import clauses, self_fixed, split_sentences
@@ -195,8 +195,8 @@ def _still_aside(aside: bool, text: str, cues: Cues) -> bool:
 
 
 def clean(sentence: str) -> str:
-    """Verbatim sentence minus leading filler and trailing separators."""
-    return strip_filler(sentence).rstrip("；;，,、 ")
+    """Verbatim sentence minus a leading timestamp, leading filler and trailing separators."""
+    return strip_filler(strip_stamp(sentence)).rstrip("；;，,、 ")
 
 
 def _join(a: str, b: str) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.idioms import mask_idioms, media_only
+from policies.idioms import mask_idioms, media_only, strip_stamp
 from policies.memory import active_items
 from policies.statements import read_statements
 from tests.unit.extraction_support import fold_messages
@@ -167,10 +167,13 @@ def test_masking_keeps_length_and_the_rule_words_of_real_rules() -> None:
         assert mask_idioms(rule) == rule
 
 
-def test_media_placeholders_are_not_content() -> None:
+def test_media_placeholders_and_timestamps_are_not_content() -> None:
     assert media_only("[shares a photo: three kids holding trophies]")
     assert not media_only("Look at this! [shares a photo: my new bike]")
     assert not read_statements("Nice! [shares a photo: two cats on a sofa]", frozenset(), False)
+    assert strip_stamp("[date: 3:10 pm on 4 June, 2024] Hey Sam!") == "Hey Sam!"
+    assert strip_stamp("The deadline is [date: June 4].") == "The deadline is [date: June 4]."
+    assert read_statements("[date: 9 May, 2024] Hey Sam!", frozenset(), opening=True) == []
 
 
 def test_a_personal_chat_keeps_the_allergy_and_no_chatter() -> None:
