@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from policies.idioms import mask_idioms
+
 _I = re.IGNORECASE
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
 _WEEKDAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
@@ -121,7 +123,8 @@ DIRECTIVE = _table(
     (3, r"\bfor the rest of (?:the|this|our) \w+|\bin future\b|\bin the future\b"),
     (
         3,
-        r"^(?:please )?always\b|\b(?:you|please) (?:\w+ )?always\b|\balways (?:give|use|write"
+        r"^(?:please )?always\b|\b(?:you|please) (?:(?:should|must|will|need to|have to|just|also"
+        r"|then) )?always\b|\balways (?:give|use|write"
         r"|answer|reply|respond|include|add|put|quote|show|list|start|end|mention|keep|check|flag"
         r"|mark|ask|cite|round|convert|format|draft|double-check)\b"
         r"|\b(?:every|each) time (?:you|we)\b|\bwhenever (?:you|we|i)\b",
@@ -173,7 +176,7 @@ DIRECTIVE = _table(
         # "每次…都给我…" is a rule; "每次闻一闻就走了" is a habit being described.
         r"每[次回](?=[^，。；]{0,12}(?:都(?=[^，。；]{0,3}(?:要|给|帮|请|记得|先|用|标|加|写|列|附|带|按|得))"
         r"|要|给|帮|请|记得|先|用|标|加|写|列|附|带|按))|"
-        r"始终|一直(?:都|用|按)|务必|记得|规矩|习惯(?![了惯])",
+        r"始终|一直(?:都(?!想|很|是|喜欢|爱|觉得|在|有|没|梦想|希望|对|挺|特别|非常|好)|用|按)|务必|记得|规矩|习惯(?![了惯])",
     ),
     # "还有个要求：…", "提到X的时候都给我…", "等我要的时候再给": a rule, whatever its noun.
     (
@@ -681,7 +684,8 @@ _THIRD_PERSON_HABIT = re.compile(
 @lru_cache(maxsize=4096)
 def read_cues(text: str) -> Cues:
     original = text
-    text = _mask_quotes(text)
+    # Quoted words are named, not said; idioms ("never been", "must be fun") state no rule.
+    text = mask_idioms(_mask_quotes(text))
     revoke = REVOKE.search(text)
     question = is_question(original) or asked(text)
     if revoke and question and revoke.group(0).lower() in ("anymore", "any more"):

@@ -38,6 +38,7 @@ from policies.cues import (
     small_talk,
     strip_filler,
 )
+from policies.idioms import media_only, strip_stamp
 from policies.matching import topical_overlap, weighted_terms
 from policies.names import ROLE, person_names
 from policies.segment import clauses, self_fixed, split_sentences
@@ -194,8 +195,8 @@ def _still_aside(aside: bool, text: str, cues: Cues) -> bool:
 
 
 def clean(sentence: str) -> str:
-    """Verbatim sentence minus leading filler and trailing separators."""
-    return strip_filler(sentence).rstrip("；;，,、 ")
+    """Verbatim sentence minus a leading timestamp, leading filler and trailing separators."""
+    return strip_filler(strip_stamp(sentence)).rstrip("；;，,、 ")
 
 
 def _join(a: str, b: str) -> str:
@@ -386,7 +387,7 @@ def _content(text: str) -> int:
 
 
 def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | None:
-    if where.reported and not cues.agreement:
+    if (where.reported and not cues.agreement) or media_only(text):
         return None
     values = extract_values(text)
     strong = any(v.kind in _STRONG_KINDS for v in values)
@@ -452,7 +453,12 @@ def _chatter_only(text: str, cues: Cues) -> bool:
     An explicit revision ("actually, …") is never chatter."""
     if cues.change >= 2 or not chatter(text):
         return False
-    return all(chatter(part) for part in clauses(text) if _cued(read_cues(part)))
+    return all(chatter(part) for part in clauses(text) if _binding(read_cues(part)))
+
+
+def _binding(cues: Cues) -> bool:
+    """Could this clause set, change or drop a rule? ("wait" or "now" alone cannot.)"""
+    return cues.requirement >= 2 or cues.change >= 2 or cues.revoke_span is not None
 
 
 # A bare imperative ("Just write short paragraphs.", "直接写成段落就行").
