@@ -15,11 +15,12 @@ stale filter.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from policies.compact import compact_value
+from policies.compact import compact_value, core_value
 from policies.dates import marker_date
 from policies.forgetting import entity_line, grade_items, mentioned
 from policies.memory import render_item
@@ -91,6 +92,34 @@ def render_item_line(item: MemoryItem) -> str:
     return render_item(item)
 
 
+# Items whose text is a rule with its reasons around it, or a revised value
+# with why it changed. A fact, a name or a goal has no such core: each of
+# its clauses may be what is asked back ("…，寿宴已经在咸亨酒店订好包间了，中午那顿").
+_RULE_TYPES = frozenset({"directive", "constraint", "preference", "state"})
+
+
+def core_text(item: MemoryItem) -> str:
+    """A rule or a revised value the user stated, down to the clauses that
+    state it (`policies.compact.core_value`); anything else as `render_item_line` has it."""
+    if not is_user_stated(item):
+        return item.value
+    if item.type not in _RULE_TYPES and item.replaces is None:
+        return compact_value(item.value)
+    return core_value(item.value, item.replaces, slot_terms(item.slot))
+
+
+def core_line(item: MemoryItem) -> str:
+    """`render_item_line` with only the clauses that state the requirement: the
+    line of an item the block is short of room for."""
+    return render_item(replace(item, value=core_text(item)))
+
+
+def slot_terms(slot: str) -> tuple[str, ...]:
+    """The words an item's slot names it by ("constraint:business-install")."""
+    _, _, name = slot.partition(":")
+    return tuple(t for t in re.split(r"[-:]", name) if t)
+
+
 def one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -102,6 +131,7 @@ class Line:
     tokens: int
     order: tuple[int, int, str]  # display order; priority is the list order
     section: str
+    short: bool = False  # the item's core clauses only (`core_line`)
 
 
 def fit_lines(
@@ -127,6 +157,42 @@ def fit_lines(
             return shown, content, tokens
         chosen.pop()
     return [], "", 0
+
+
+def fit_tiered(
+    header: str,
+    lines: Sequence[Line],
+    shorts: Mapping[str, Line],
+    cap: int,
+    count: TokenCounter,
+) -> tuple[list[Line], str, int]:
+    """`fit_lines`, with lines shortened to their core (`shorts`, by key) when
+    that lets more of them fit: the lowest-ranked first, and no more of them
+    than it takes to show as many lines as with all of them short. When all
+    fit whole, all are shown whole."""
+    whole = fit_lines(header, lines, cap, count)
+    if len(whole[0]) == len(lines) or not shorts:
+        return whole
+
+    def shortened_from(k: int) -> tuple[list[Line], str, int]:
+        return fit_lines(
+            header, [*lines[:k], *(shorts.get(ln.key, ln) for ln in lines[k:])], cap, count
+        )
+
+    best = shortened_from(0)
+    target = len(best[0])
+    if target <= len(whole[0]):
+        return whole
+    # The latest start of the shortened run that still shows `target` lines.
+    lo, hi = 0, len(lines)  # shortening from lo reaches target, from hi it does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        trial = shortened_from(mid)
+        if len(trial[0]) >= target:
+            lo, best = mid, trial
+        else:
+            hi = mid
+    return best
 
 
 # --- working memory -------------------------------------------------------------------
@@ -227,7 +293,14 @@ def _rebuild(
     entities = entity_line([it for it in live if tiers.get(it.id) == "discardable"])
     if entities:
         lines.append(Line(_ENTITY_KEY, entities, q.count(entities), (2, 0, ""), "working_memory"))
-    shown, _, _ = fit_lines(MEMORY_HEADER, lines, cap, q.count)
+    shorts = {
+        ln.key: replace(ln, text=text, tokens=q.count(text), short=True)
+        for ln in lines
+        if ln.key in by_id
+        for text in (core_line(by_id[ln.key]),)
+        if text != ln.text
+    }
+    shown, _, _ = fit_tiered(MEMORY_HEADER, lines, shorts, cap, q.count)
     shown_ids = {ln.key for ln in shown}
     layout = MemoryLayout(
         stable_ids=tuple(ln.key for ln in shown if ln.key != _ENTITY_KEY),
@@ -236,6 +309,7 @@ def _rebuild(
         tiers=tiers,
         entity_line=entities if _ENTITY_KEY in shown_ids else "",
         ordinal=q.current_ordinal,
+        short_ids=frozenset(ln.key for ln in shown if ln.short),
     )
     return layout, back
 
@@ -247,7 +321,7 @@ def _stable(
     if not layout.stable_ids and not layout.entity_line:
         return nothing("anchors")
     items = [by_id[i] for i in layout.stable_ids]
-    lines = [render_item_line(it) for it in items]
+    lines = [core_line(it) if it.id in layout.short_ids else render_item_line(it) for it in items]
     if layout.entity_line:
         lines.append(layout.entity_line)
     content = "\n".join([MEMORY_HEADER, *lines])
@@ -275,7 +349,9 @@ def _stable(
             q.count(line),
             scores[it.id],
             "kept",
-            ("anchor: " if i < layout.anchor_count else "") + "fits working-memory share",
+            ("anchor: " if i < layout.anchor_count else "")
+            + "fits working-memory share"
+            + (" (core clauses)" if it.id in layout.short_ids else ""),
             "anchors" if i < layout.anchor_count else "working_memory",
         )
         for i, (it, line) in enumerate(zip(items, lines, strict=False))

@@ -29,7 +29,7 @@ from policies.cues import negated, read_cues
 from policies.segment import clauses
 from policies.text import normalize, terms
 from policies.types import MemoryItem
-from policies.values import extract_values, value_signature
+from policies.values import Value, extract_values, value_signature
 
 _STALE_STATUSES = frozenset({"superseded", "revoked", "expired"})
 _LIVE = frozenset({"active", "pending"})
@@ -74,29 +74,34 @@ _ASKS = re.compile(
 )
 
 
-@lru_cache(maxsize=8192)
-def _strong_signatures(text: str) -> frozenset[str]:
-    """Signatures of the values that can be current ones (not bare numbers: "别写3000了")."""
-    return frozenset(value_signature(v) for v in extract_values(text) if v.kind != "number")
-
-
-def _short_form(new_text: str, old_terms: set[str], old_sigs: frozenset[str]) -> str:
+def _short_form(new_text: str, old_terms: set[str], old_text: str) -> str:
     """The clause of the replacement that holds its new value (a value the old text did
-    not have: "还是每章2500字吧", not "现在短章节完读率更高"), else the one that says most
-    of what the old value did not."""
-    scored = [
-        (
-            len(_strong_signatures(c) - old_sigs) > 0,
-            # the clause that asks for something ("直接分条写就行"), not its reason
-            (read_cues(c).requirement >= 2 or bool(_ASKS.search(c))) and not negated(c),
-            len(set(_terms(c)) - old_terms),
-            -len(c),
-            c,
+    not have: "还是每章2500字吧", not "现在短章节完读率更高"; not a clause that quotes the
+    old value to say why it went: "每晚400以内的那几家都不太行，…放宽到每晚500吧"), else
+    the one that says most of what the old value did not."""
+    old_values = extract_values(old_text)
+    old_sigs = frozenset(value_signature(v) for v in old_values)
+    old_numbers = {v.number for v in old_values if v.number is not None}
+
+    def is_old(v: Value) -> bool:
+        return value_signature(v) in old_sigs or (v.number is not None and v.number in old_numbers)
+
+    scored = []
+    for c in clauses(new_text):
+        values = extract_values(c)
+        scored.append(
+            (
+                any(not is_old(v) for v in values),
+                # the clause that asks for something ("直接分条写就行"), not its reason
+                (read_cues(c).requirement >= 2 or bool(_ASKS.search(c))) and not negated(c),
+                not any(is_old(v) for v in values),
+                len(set(_terms(c)) - old_terms),
+                -len(c),
+                c,
+            )
         )
-        for c in clauses(new_text)
-    ]
     top = max(scored) if scored else None
-    best = top[4] if top and (top[0] or top[1] or top[2]) else new_text
+    best = top[5] if top and (top[0] or top[1] or top[3]) else new_text
     return _one_line(best)
 
 
@@ -116,6 +121,8 @@ def _loose_terms(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# A bare number this long ("2024", "500") is specific enough to tie a sentence to a value.
+_DISTINCTIVE_DIGITS = 3
 # Characters of Chinese function words: a bigram holding one ("的时", "候都") is glue
 # between words, not a word of its own.
 _ZH_GLUE = frozenset(
@@ -124,7 +131,11 @@ _ZH_GLUE = frozenset(
 
 
 def _distinctive(term: str, length: int) -> bool:
-    """A term specific enough that one occurrence ties a sentence to a value."""
+    """A term specific enough that one occurrence ties a sentence to a value. Not a
+    bare small number: "5" of "订4、5间" is in every other sentence ("儿子5岁");
+    a sentence restating such a value is found by its value signature."""
+    if term.isdigit():
+        return len(term) >= _DISTINCTIVE_DIGITS
     if not term.isascii():
         return not any(c in _ZH_GLUE for c in term)
     return any(c.isdigit() for c in term) or len(term) >= length
@@ -205,11 +216,7 @@ def _old_of(value: str, successor: str | None, loose: bool) -> _Old:
         stems = _loose_terms(value) - _loose_terms(new_text)
     quoted = _one_line(new_text) if successor is not None else ""
     return _Old(
-        short=(
-            _short_form(new_text, set(old_terms), _signatures(value))
-            if successor is not None
-            else ""
-        ),
+        short=(_short_form(new_text, set(old_terms), value) if successor is not None else ""),
         norm=normalize(value),
         terms=frozenset(old_terms),
         changed=changed,

@@ -240,3 +240,5 @@ class MemoryLayout:
     tiers: Mapping[str, Tier]  # forgetting grade of each item at the rebuild
     entity_line: str  # the "entity index" of discardable items ("" if none)
     ordinal: int  # current ordinal at the rebuild
+    # Shown by their core clauses only: the block was short of room at the rebuild.
+    short_ids: frozenset[str] = frozenset()

@@ -184,6 +184,7 @@ def layout_to_json(layout: MemoryLayout) -> str:
             "tiers": dict(layout.tiers),
             "entity_line": layout.entity_line,
             "ordinal": layout.ordinal,
+            "short_ids": sorted(layout.short_ids),
         },
         ensure_ascii=False,
     )
@@ -198,6 +199,7 @@ def layout_from_json(text: str) -> MemoryLayout:
         tiers=dict(data["tiers"]),
         entity_line=str(data["entity_line"]),
         ordinal=int(data["ordinal"]),
+        short_ids=frozenset(data.get("short_ids", ())),
     )
 
 
