@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from policies.choices import answered_list, chosen_option, list_options
 from policies.cues import read_cues
 from policies.segment import drop_retracted
 from policies.statements import read_statements
@@ -188,3 +189,45 @@ def test_zh_a_running_total_revises_the_count() -> None:
     )
     assert not any("20个同学" in v for v in active)
     assert any("24个同学" in v for v in active)
+
+
+_VENUES = (
+    "Three rooms could work:\n\n"
+    "1. The library: quiet, wood panels, but only 40 seats.\n"
+    "2. The glasshouse: bright, full of plants, gets hot in the afternoon.\n"
+    "3. The cellar bar: exposed brick, candles, right next to the kitchen."
+)
+_TIPS = (
+    "On your pricing question, a few thoughts:\n\n"
+    "1. Raise rates for new clients only.\n"
+    "2. Bundle prints into the top package.\n"
+    "3. Send the new rate card to your regulars first."
+)
+
+
+def test_a_choice_goes_to_the_list_its_reasons_speak_of() -> None:
+    reply = "Let's do the last one. Brick and candlelight, and it's close to the kitchen."
+    assert answered_list([_TIPS, _VENUES], reply) == _VENUES
+
+
+@pytest.mark.parametrize(
+    "reply", ["Let's do the last one.", "The last one, I think it's fair to the regulars."]
+)
+def test_a_choice_without_matching_reasons_stays_with_the_newest_list(reply: str) -> None:
+    assert answered_list([_TIPS, _VENUES], reply) == _TIPS
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("Let's go with the middle one.", "The glasshouse"),
+        ("中间那个吧，采光好。", "The glasshouse"),
+        ("the first one", "The library"),
+    ],
+)
+def test_a_choice_of_the_middle_option(reply: str, expected: str) -> None:
+    assert chosen_option(reply, list_options(_VENUES)) == expected
+
+
+def test_no_middle_in_an_even_list() -> None:
+    assert chosen_option("the middle one", ["A", "B", "C", "D"]) is None
