@@ -585,7 +585,27 @@ def _dropped(text: str, cues: Cues, where: _Where, revoke: bool) -> bool:
     # asks to remember what follows.
     if where.opening or MEMO.search(text):
         return False
-    return bool(_REQUEST.search(text)) and not _OFFER.search(text) and cues.requirement < 3
+    return (
+        bool(_REQUEST.search(text))
+        and not _OFFER.search(text)
+        and cues.requirement < 3
+        and not _decision_beside_request(text)
+    )
+
+
+def _decision_beside_request(text: str) -> bool:
+    """ "那就按6月15号开团来排吧，预热的节奏你帮我配一下", "Let's set the launch for
+    May 3rd, can you draft the invite?": a decision with its value, and a request
+    that builds on it. The request is done once; the decision stands."""
+    return any(
+        not _REQUEST.search(part)
+        and (_DECIDE.match(part) or read_cues(part).requirement >= 2)
+        and any(v.kind in _STRONG_KINDS for v in extract_values(part))
+        for part in clauses(text)
+    )
+
+
+_DECIDE = re.compile(r"(?:let'?s|we'?ll|we will|then)\b|那就|就(?:按|定)", re.IGNORECASE)
 
 
 # Someone else's wish or view as the sentence's subject: "our CEO wants us to…",

@@ -231,3 +231,40 @@ def test_a_choice_of_the_middle_option(reply: str, expected: str) -> None:
 
 def test_no_middle_in_an_even_list() -> None:
     assert chosen_option("the middle one", ["A", "B", "C", "D"]) is None
+
+
+@pytest.mark.parametrize(
+    ("message", "kept"),
+    [
+        ("那就按9月20号开业来准备吧，宣传的文案你帮我写一下。", "9月20号"),
+        ("场地那就定300人的大厅吧，你帮我列个布置清单。", "300人"),
+        ("Let's set the launch for May 3rd, and write me the invite.", "May 3rd"),
+    ],
+)
+def test_a_decision_beside_a_request_is_kept(message: str, kept: str) -> None:
+    assert any(kept in st.text for st in read_statements(message, set(), False))
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "帮我算一下，50个人要多少钱。",
+        "你帮我查查6月20号那天的天气。",
+        "Can you tell me what $40 a head buys?",
+    ],
+)
+def test_a_request_about_a_value_is_still_no_decision(message: str) -> None:
+    assert read_statements(message, set(), False) == []
+
+
+def test_zh_a_decision_beside_a_request_revises_the_date() -> None:
+    active = active_values(
+        [
+            "我在筹备小店开业。",
+            "开业打算定在9月13号。",
+            "装修那边拖了，那就按9月20号开业来准备吧，宣传的文案你帮我写一下。",
+        ],
+        SYSTEM_ZH,
+    )
+    assert not any("9月13号" in v for v in active)
+    assert any("9月20号" in v for v in active)
