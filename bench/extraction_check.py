@@ -66,7 +66,7 @@ def _previous(messages: list[dict[str, Any]], ordinal: int) -> str:
         for m in reversed(messages[max(0, ordinal - 2 * LOOKBACK) : ordinal])
         if m.get("role") == "assistant"
     ]
-    return answered_list(back)
+    return answered_list(back, _message_text(messages[ordinal]))
 
 
 def _message_text(msg: dict[str, Any]) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from policies.matching import weighted_terms
+
 _NUMBERED = re.compile(
     r"^\s*(?:\(?(\d{1,2})[.)、．:：]|第([一二三四五六七八九十])[个种条套点]?[：:、.])\s*(.+)$"
 )
@@ -21,13 +23,13 @@ _ZH_NUM = {c: i for i, c in enumerate("一二三四五六七八九十", 1)}
 _EN_ORD = {
     "first": 1, "1st": 1, "one": 1, "second": 2, "2nd": 2, "two": 2, "third": 3, "3rd": 3,
     "three": 3, "fourth": 4, "4th": 4, "four": 4, "fifth": 5, "5th": 5, "five": 5,
-    "last": -1, "final": -1,
+    "last": -1, "final": -1, "middle": 0,
 }  # fmt: skip
 _MAX_HEAD = 60
 
 # "the second one", "option 2", "#3", "that last option"; "第二个", "选2", "方案三".
 _CHOICE_EN = re.compile(
-    r"\b(?:the|that|this) (first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last|final)"
+    r"\b(?:the|that|this) (first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last|final|middle)"
     r" (?:one|option|choice|idea|name|title|version|direction|pick|suggestion|proposal|draft)\b"
     r"|\b(?:option|choice|number|no\.|#) ?(\d|one|two|three|four|five)\b",
     re.IGNORECASE,
@@ -37,6 +39,7 @@ _CHOICE_ZH = re.compile(
     r"|选(?:第)?([1-9一二三四五六七八九])(?=[吧了，。！!,.；;\s]|$)"
     r"|(?:方案|选项|方向|走向)([1-9一二三四五六七八九])"
     r"|(最后(?:一个|那个|一种))"
+    r"|(中间(?:那个|的那个|那种|那一?套|那一?版))"
 )
 # A choice is made, not asked about ("is the second one cheaper?") or rejected
 # ("not the first one"): the caller checks questions; this checks negation.
@@ -46,6 +49,11 @@ _NOT = re.compile(r"\b(?:not|no|don'?t|never)\b[^,.;]{0,12}$|不(?:要|用|选)?
 def list_options(message: str) -> list[str]:
     """The options of the numbered list in `message` (bullets if no numbers), in order:
     each option's head (its bold part, else the text up to its first separator)."""
+    return [_head(option) for option in _option_lines(message)]
+
+
+def _option_lines(message: str) -> list[str]:
+    """The whole line of each option of the list in `message`, in order."""
     numbered: dict[int, str] = {}
     bullets: list[str] = []
     for line in message.splitlines():
@@ -61,9 +69,9 @@ def list_options(message: str) -> list[str]:
         top = max(numbered)
         if sorted(numbered) != list(range(1, top + 1)):
             return []
-        return [_head(numbered[i]) for i in range(1, top + 1)]
+        return [numbered[i] for i in range(1, top + 1)]
     if len(bullets) >= 2:
-        return [_head(b) for b in bullets]
+        return bullets
     return []
 
 
@@ -83,13 +91,19 @@ def chosen_option(sentence: str, options: list[str]) -> str | None:
     """The option `sentence` picks from `options` by position, if it picks one."""
     if not options:
         return None
-    position = _position(sentence)
+    index = _index(_position(sentence), len(options))
+    return None if index is None else options[index - 1]
+
+
+def _index(position: int | None, size: int) -> int | None:
+    """1-based index of `position` in a list of `size` options ("last" is -1, "middle" 0)."""
     if position is None:
         return None
-    index = len(options) if position == -1 else position
-    if not 1 <= index <= len(options):
-        return None
-    return options[index - 1]
+    if position == -1:
+        return size
+    if position == 0:
+        return (size + 1) // 2 if size % 2 else None  # no middle in an even list
+    return position if 1 <= position <= size else None
 
 
 def _position(sentence: str) -> int | None:
@@ -103,6 +117,8 @@ def _position(sentence: str) -> int | None:
             continue
         if m.group(4):
             return -1
+        if m.group(5):
+            return 0
         token = next(g for g in m.groups()[:3] if g)
         return int(token) if token.isdigit() else _ZH_NUM.get(token)
     return None
@@ -111,12 +127,29 @@ def _position(sentence: str) -> int | None:
 LOOKBACK = 3  # assistant messages back that "the second one" may still point into
 
 
-def answered_list(assistant_texts: list[str]) -> str:
+def answered_list(assistant_texts: list[str], reply: str = "") -> str:
     """The assistant message a choice by position points into, from the assistant
     messages before a user turn, newest first: the newest that holds a list, within
     `LOOKBACK` (a digression may sit between the list and "let's go with the second
-    one"); otherwise the newest one."""
-    for text in assistant_texts[:LOOKBACK]:
-        if list_options(text):
-            return text
-    return assistant_texts[0] if assistant_texts else ""
+    one"); otherwise the newest one.
+
+    When several of them hold a list, the `reply` may say which by its reasons: "the
+    last one, the brick glows at sunset" picks the list whose last option speaks of
+    brick and sunset, not a newer list of unrelated tips."""
+    lists = [text for text in assistant_texts[:LOOKBACK] if list_options(text)]
+    if not lists:
+        return assistant_texts[0] if assistant_texts else ""
+    position = _position(reply) if reply and len(lists) > 1 else None
+    if position is None:
+        return lists[0]
+    words = {t for t, w in weighted_terms(reply).items() if w >= 1}
+
+    def shared(text: str) -> int:
+        lines = _option_lines(text)
+        index = _index(position, len(lines))
+        if index is None:
+            return -1
+        return len(words & {t for t, w in weighted_terms(lines[index - 1]).items() if w >= 1})
+
+    best = max(lists, key=shared)  # the newest among equals
+    return best if shared(best) > max(shared(lists[0]), 0) else lists[0]

@@ -186,6 +186,8 @@ DIRECTIVE = _table(
         r"|等我(?:要|说|问|需要)[^，。；]{0,4}(?:的时候|时)?再|我(?:要|需要|问)的时候再|除非我(?:要|说|问)",
     ),
     (3, r"每(?:个|道|份|条|篇|张|一)[^，。；,;]{0,8}都|所有(?:的)?[^，。；,;]{0,6}都"),
+    # "每条回复开头先…", "每次回答最后附上…": every reply of the assistant, like "in every reply".
+    (3, r"(?<![我他她])每(?:一)?(?:条|次|个|封|篇)(?:回复|回答|答复|回信|消息|邮件)"),
     # "每写完一章你都给我列…": an event that recurs, and what to do each time.
     (3, r"每[\u4e00-\u9fff]{1,8}?(?:你|您)都|每[\u4e00-\u9fff]{1,8}?都(?:给我|帮我|要给|要帮)"),
     (
@@ -338,6 +340,9 @@ REVOKE = Lexicon(
     r"previous)\b|\bnot needed\b|\bdisregard\b"
     r"|\b(?:quit|cease) \w+ing\b|\bno need for\b|\bdon'?t bother\b"
     r"|\benough (?:with|of) (?:the|that)\b"
+    # "You can stop with the emojis", "quit it with the disclaimers", "lay off the jargon".
+    r"|\b(?:stop|quit|cut it out|quit it) (?:it )?with (?:the|those|these|that|this|your|all)\b"
+    r"|\blay off (?:the|those|these|that|your)\b"
     r"|\b(?:drop|ditch|lose|scrap|kill|cut|skip) (?:the|those|these|that|your|all (?:the|those))"
     r" (?:[\w-]+ ){0,3}?[\w-]+(?= *(?:[,.;!—–]|$| thing| part| bit| stuff| rule| and\b| too\b"
     r"| now\b| entirely\b| altogether\b| completely\b| for now\b| from now\b))"
@@ -433,7 +438,7 @@ FIRST_PERSON = Lexicon(r"\b(?:we|we're|we'd|we'll|we've|i|i'm|i'd|i'll|i've|our|
 # always give prices in yen from now on?").
 STANDING = Lexicon(
     r"\bfrom (?:now|here) on\b|\bgoing forward\b|\bfor the rest of\b|\balways\b|\bevery time\b",
-    r"以后|今后|往后|从现在|接下来都|每次",
+    r"以后|今后|往后|从现在|接下来都|每次|每(?:一)?(?:条|个|封|篇)(?:回复|回答|答复|回信|消息|邮件)",
 )
 AGREEMENT = Lexicon(
     r"\baccept(?:s|ed)?\b|\bagree(?:s|d)?\b|\bapprov\w+|\bconfirm(?:s|ed)\b|\bsigned\b"
@@ -677,8 +682,10 @@ def _mask_quotes(text: str) -> str:
 
 # "她担心以后没有红包了", "他每次都迟到": someone else's habits or worries.
 _THIRD_PERSON_HABIT = re.compile(
-    r"(?:^|[，,。；])[^，,。；我你]{0,6}(?:他|她|它|他们|她们)[^，,。；我你]{0,8}(?:以后|今后|往后|每次|每回|一直)"
+    r"(?:^|[，,。；])[^，,。；我你]{0,6}(?:他|她|它|他们|她们)[^，,。；我你]{0,8}"
+    r"(?:以后|今后|往后|每次|每回|一直|每[条个封篇])"
 )
+_HABIT_WORDS = re.compile(r"以后|今后|往后|每次|每回|每[条个封篇]")
 
 
 @lru_cache(maxsize=4096)
@@ -696,14 +703,7 @@ def read_cues(text: str) -> Cues:
     if (
         directive
         and _THIRD_PERSON_HABIT.search(text)
-        and not _strength(
-            DIRECTIVE,
-            low.replace("以后", "")
-            .replace("今后", "")
-            .replace("往后", "")
-            .replace("每次", "")
-            .replace("每回", ""),
-        )
+        and not _strength(DIRECTIVE, _HABIT_WORDS.sub("", low))
     ):
         directive = 0
     return Cues(

@@ -43,7 +43,7 @@ from policies.matching import topical_overlap, weighted_terms
 from policies.names import ROLE, person_names
 from policies.segment import clauses, self_fixed, split_sentences
 from policies.types import ItemType
-from policies.values import Value, extract_values
+from policies.values import Value, contact_details, extract_values
 
 # Starts like a one-off task ("Check PAY-2294", "拉华东前10家门店"): a
 # request to act now, not a fact to keep.
@@ -387,9 +387,15 @@ def _content(text: str) -> int:
 
 
 def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | None:
-    if (where.reported and not cues.agreement) or media_only(text):
+    if media_only(text):
         return None
     values = extract_values(text)
+    if where.reported and not cues.agreement:
+        if contact_details(text) and not cues.question:
+            # "Their planner is Rosa, 07700 914 382": how to reach someone is kept,
+            # whoever the sentence is about.
+            return Statement(index, text, cues, values, "entity", 0.75, reported=True)
+        return None
     strong = any(v.kind in _STRONG_KINDS for v in values)
     if _chatter_only(text, cues):
         if not strong:
@@ -489,6 +495,19 @@ _INTENT = re.compile(
 )
 
 
+# A running total ("一共15个小朋友了", "that brings us to 40 volunteers"): the count the
+# plan now stands at, even inside a story about the day.
+_TOTAL = re.compile(
+    r"一共|总共|共计|加起来|合计|\bin total\b|\baltogether\b|\bthat makes\b"
+    r"|\bbrings? (?:us|it|the (?:total|count|number)) (?:up |down )?to\b",
+    re.IGNORECASE,
+)
+
+
+def _running_total(text: str, strong: bool) -> bool:
+    return strong and bool(_TOTAL.search(text))
+
+
 def _idle(text: str, cues: Cues, strong: bool, revoke: bool) -> bool:
     """Thinking aloud or chatting: a hedge with nothing concrete, or small talk.
 
@@ -511,6 +530,8 @@ def _idle(text: str, cues: Cues, strong: bool, revoke: bool) -> bool:
         return True
     if MEMO.search(text) and _content(cue_free_memo(text)) < 2 and not strong:
         return True  # "你记着点。", "Keep that in mind."
+    if _running_total(text, strong):
+        return False
     return bool(_CHITCHAT.search(text) or _NARRATIVE.search(text)) and cues.requirement < 3
 
 
@@ -564,7 +585,27 @@ def _dropped(text: str, cues: Cues, where: _Where, revoke: bool) -> bool:
     # asks to remember what follows.
     if where.opening or MEMO.search(text):
         return False
-    return bool(_REQUEST.search(text)) and not _OFFER.search(text) and cues.requirement < 3
+    return (
+        bool(_REQUEST.search(text))
+        and not _OFFER.search(text)
+        and cues.requirement < 3
+        and not _decision_beside_request(text)
+    )
+
+
+def _decision_beside_request(text: str) -> bool:
+    """ "那就按6月15号开团来排吧，预热的节奏你帮我配一下", "Let's set the launch for
+    May 3rd, can you draft the invite?": a decision with its value, and a request
+    that builds on it. The request is done once; the decision stands."""
+    return any(
+        not _REQUEST.search(part)
+        and (_DECIDE.match(part) or read_cues(part).requirement >= 2)
+        and any(v.kind in _STRONG_KINDS for v in extract_values(part))
+        for part in clauses(text)
+    )
+
+
+_DECIDE = re.compile(r"(?:let'?s|we'?ll|we will|then)\b|那就|就(?:按|定)", re.IGNORECASE)
 
 
 # Someone else's wish or view as the sentence's subject: "our CEO wants us to…",
@@ -790,7 +831,7 @@ def _fact_kind(
         _COPULA.search(text) or FIRST_PERSON.search(text) or _WE.search(text)
     ):
         return "entity"  # "my order is …", "I've got the permit, number …"
-    if _CHITCHAT.search(text) or _NARRATIVE.search(text):
+    if (_CHITCHAT.search(text) or _NARRATIVE.search(text)) and not _running_total(text, strong):
         return None  # "pouring for three days straight", "今天加班到十点，累死了"
     if strong and (relevant or _WE.search(text)):
         return _fact_type(values, text)

@@ -87,6 +87,26 @@ _ZH_UNITS = (
     "|章|集|寸|词"
 )
 
+# Phone numbers ("503-555-0142", "(503) 555-0142", "+44 20 7946 0958", "13817762045"):
+# how to reach someone, as exact as an ID.
+_PHONE = re.compile(
+    r"(?<![\d-])(?:\(\d{3}\) ?|\d{3}[-.])\d{3}[-.]\d{4}(?![\d-])"
+    r"|(?<![\w+])\+\d{1,3}(?:[ -]\d{1,4}){2,4}(?![\d-])|(?<!\d)1[3-9]\d{9}(?!\d)"
+    # A national number in groups ("0412 585 903", "020 7946 0958").
+    r"|(?<![\w+.,-])0\d{2,4} \d{3,4} \d{3,4}(?![\w.,-]?\d)"
+    # A Chinese mobile in 3-4-4 groups ("139 0571 2846", "139-0571-2846") and a
+    # landline after its area code ("021-6688 1200", "0755-26601234").
+    r"|(?<![A-Za-z0-9_+.,-])1[3-9]\d([ -])\d{4}\1\d{4}(?![A-Za-z0-9_.,-]?\d)"
+    r"|(?<![A-Za-z0-9_+.,-])0\d{2,3}-\d{3,4} ?\d{4}(?![A-Za-z0-9_.,-]?\d)"
+)
+_EMAIL_OR_LINK = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+|https?://\S+")
+
+
+def contact_details(text: str) -> bool:
+    """Does `text` give a way to reach someone (a phone number, an email address)?"""
+    return bool(_PHONE.search(text) or re.search(r"[\w.+-]@[\w-]+\.[A-Za-z]", text))
+
+
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # A number named as an identifier by the word before it ("尾号8842",
     # "订单号 20240518", "account ending in 4417", "ticket #5521").
@@ -113,18 +133,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("id", re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")),
     ("id", re.compile(r"\b[a-z][a-z0-9]{2,}(?:-[a-z0-9]+){2,}\b")),
     ("id", re.compile(r"\b[a-z][a-z0-9_-]{2,}/[a-z][a-z0-9_-]{2,}\b")),
-    ("id", re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+|https?://\S+")),
-    # Phone numbers ("503-555-0142", "(503) 555-0142", "+44 20 7946 0958", "13817762045"):
-    # how to reach someone, as exact as an ID.
-    (
-        "id",
-        re.compile(
-            r"(?<![\d-])(?:\(\d{3}\) ?|\d{3}[-.])\d{3}[-.]\d{4}(?![\d-])"
-            r"|(?<![\w+])\+\d{1,3}(?:[ -]\d{1,4}){2,4}(?![\d-])|(?<!\d)1[3-9]\d{9}(?!\d)"
-            # A national number in groups ("0412 585 903", "020 7946 0958").
-            r"|(?<![\w+.,-])0\d{2,4} \d{3,4} \d{3,4}(?![\w.,-]?\d)"
-        ),
-    ),
+    ("id", _EMAIL_OR_LINK),
+    ("id", _PHONE),
     # A quoted name or title ("Feature Stores Are a Lie", 《三体》): a value a
     # rename replaces. Only title-like quotes: several capitalised words or a book title.
     (
@@ -274,7 +284,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"(?:{_NUM}|{_EN_WORD_NUM})(?:-| )(?:{_EN_UNIT_ALT})\b"
             rf"|(?:{_NUM}|(?!一(?:{_ZH_UNITS}))(?:{_ZH_NUM}))\s?(?:{_ZH_UNITS})"
             rf"|\b(?:{_NUM}) (?:or more |or fewer |or less )?(?:times|runs|items)\b"
-            r"|\d+\s?个(?![月小人])|半(?:片|粒|勺|杯|碗|袋|包|颗|支|瓶)"
+            r"|\d+\s?个(?!月|小时|人)|半(?:片|粒|勺|杯|碗|袋|包|颗|支|瓶)"
             # Any counted plural noun ("four players", "40 features"): the noun is the unit.
             rf"|\b(?:{_NUM}|{_EN_WORD_NUM}) (?:more |extra |new |other )?(?!{_MONTHS}\b|of\b|or\b"
             r"|and\b|times\b|years? old\b)[a-z]{3,}s\b",

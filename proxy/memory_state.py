@@ -37,7 +37,7 @@ def _previous(turns: Sequence[Turn], index: int) -> str:
         return ""
     back = [t.text for t in reversed(turns[max(0, index - 2 * LOOKBACK) : index])
             if t.role == "assistant"]  # fmt: skip
-    return answered_list(back)
+    return answered_list(back, turns[index].text)
 
 
 # A message longer than this is a pasted document or log, not a statement of

@@ -26,7 +26,7 @@ def fold_messages(
         previous = ""
         if role == "user" and answered[0] == "assistant":
             back = messages[max(0, ordinal - 2 * LOOKBACK) : ordinal]
-            previous = answered_list([t for r, t in reversed(back) if r == "assistant"])
+            previous = answered_list([t for r, t in reversed(back) if r == "assistant"], text)
         ctx = ExtractionContext(
             system, tuple(items), user_index, lambda: f"i{next(ids)}", previous=previous
         )
