@@ -15,7 +15,7 @@ import re
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
-from policies.chatter import chatter
+from policies.chatter import addressed, chatter, told_memory
 from policies.choices import chosen_option
 from policies.cues import (
     CHALLENGE,
@@ -476,7 +476,7 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
         return None
     strong = any(v.kind in _STRONG_KINDS for v in values)
     if _chatter_only(text, cues):
-        if not strong:
+        if not strong or told_memory(text):
             return None
         # "Raising 3 puppies must be exhausting": the number may be worth keeping,
         # the "must" binds nobody; it neither sets nor revokes a rule.
@@ -537,7 +537,13 @@ def _chatter_only(text: str, cues: Cues) -> bool:
     An explicit revision ("actually, …") is never chatter."""
     if cues.change >= 2 or not chatter(text):
         return False
-    return all(chatter(part) for part in clauses(text) if _binding(read_cues(part)))
+    # A story of the speaker's past runs on to the sentence's end ("我小时候根本没有…，
+    # 现在的孩子真是什么都要报班"): only a clause turned to the assistant breaks out of it.
+    story = told_memory(text)
+    parts = [part for part in clauses(text) if _binding(read_cues(part))]
+    if story:
+        return not any(addressed(part.strip()) for part in clauses(text))
+    return all(chatter(part) for part in parts)
 
 
 def _binding(cues: Cues) -> bool:

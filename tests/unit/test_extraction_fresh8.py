@@ -108,3 +108,37 @@ def test_a_fix_after_the_break_revises_nothing_earlier() -> None:
     )
     assert any("40 players" in v for v in values)
     assert any("7730512" in v for v in values)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "说起来我小时候从来没上过补习班，放学就在弄堂里跳皮筋，现在的小孩真是什么都要学。",
+        "说到骑车，我自己也是二十五岁才学会的，到现在还只敢骑直线。",
+        "我们小时候暑假从来不补课，天天在河边玩。",
+        "When I was a kid we never had screens at dinner, and I turned out fine.",
+        "Growing up, we never ate out on weeknights.",
+        "When I was little my grandma never let us skip breakfast.",
+    ],
+)
+def test_the_speakers_own_past_told_as_a_story_is_not_a_rule(message: str) -> None:
+    assert texts(message) == []
+
+
+@pytest.mark.parametrize(
+    ("message", "kept"),
+    [
+        # A story that turns to the assistant, or draws the task's consequence, binds.
+        ("我小时候最怕打针，你写的时候一定别提针头。", "别提针头"),
+        ("说到游泳，我自己也不会，所以行程里一定不能有下水的项目。", "不能有下水"),
+        ("我小时候学过五年钢琴，所以营里有琴房的优先。", "琴房"),
+        (
+            "Back in my day nobody used slides; please keep the deck to ten slides anyway.",
+            "ten slides",
+        ),
+        # "说到X" on its own opens a topic, not a story.
+        ("说到预算，我们最多只能出五千。", "五千"),
+    ],
+)
+def test_a_story_that_turns_to_the_task_still_binds(message: str, kept: str) -> None:
+    assert [t for t in texts(message) if kept in t]
