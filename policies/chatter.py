@@ -165,10 +165,39 @@ _REFLECTION_EN = re.compile(
     re.IGNORECASE,
 )
 _REFLECTION_ZH = re.compile(r"(?:让|使)我(?:想到|意识到|明白|体会到)|提醒了我")
+# The speaker's own past told as a story: "when I was a kid we never had…", "说起来我小时候
+# 根本没有…", "说到游泳，我自己也是三十岁才学会的". Its "never" and "只会" bind nobody.
+_MEMORY_EN = re.compile(
+    r"^(?:(?:honestly|funny enough|you know|side note|ha),? )?(?:when i was (?:a kid|little|young"
+    r"|a teenager|growing up|your age|his age|her age|in (?:school|college|high school))"
+    r"|back (?:in my day|when i was)|growing up,? (?:i|we)|as a kid,? (?:i|we))\b",
+    re.IGNORECASE,
+)
+_MEMORY_ZH = re.compile(
+    r"^(?:说起来|想当年|其实|哈哈)?[，,]?(?:我|我们)(?:自己)?(?:小时候|小的时候|上学那会儿?|年轻的时候"
+    r"|那会儿|当年)"
+    r"|^说到[^，。；]{1,10}[，,](?:我|我们)(?:自己)?(?:也|当年|小时候)"
+)
 _FAMILIES = (
     _GUESS_EN, _GUESS_ZH, _ENCOURAGE_EN, _ENCOURAGE_ZH, _LIFE_ADVICE_EN, _LIFE_ADVICE_ZH, _OFFER,
-    _REACTION, _SOCIETY_EN, _SOCIETY_ZH, _REFLECTION_EN, _REFLECTION_ZH,
+    _REACTION, _SOCIETY_EN, _SOCIETY_ZH, _REFLECTION_EN, _REFLECTION_ZH, _MEMORY_EN, _MEMORY_ZH,
 )  # fmt: skip
+# A clause turned to the assistant, or drawing the story's consequence for the task
+# ("…, so you must keep it short", "…，所以行程里不能有下水的项目"): out of the story.
+_ADDRESSED = re.compile(
+    r"\b(?:you|your|please)\b|^(?:and )?(?:so|that'?s why|which is why|therefore)\b"
+    r"|你|您|请|^(?:所以|因此|因为这样|那就|那)",
+    re.IGNORECASE,
+)
+
+
+def told_memory(text: str) -> bool:
+    """The sentence tells the speaker's own past ("我小时候…", "when I was a kid…")."""
+    return bool(_MEMORY_EN.search(text) or _MEMORY_ZH.search(text))
+
+
+def addressed(text: str) -> bool:
+    return bool(_ADDRESSED.search(text))
 
 
 def chatter(text: str) -> bool:

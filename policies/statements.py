@@ -15,7 +15,7 @@ import re
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
-from policies.chatter import chatter
+from policies.chatter import addressed, chatter, told_memory
 from policies.choices import chosen_option
 from policies.cues import (
     CHALLENGE,
@@ -29,6 +29,7 @@ from policies.cues import (
     RESTORE,
     STANDING,
     Cues,
+    Lexicon,
     contrast_terms,
     cue_free,
     is_question,
@@ -41,7 +42,7 @@ from policies.cues import (
 from policies.idioms import media_only, strip_stamp
 from policies.matching import topical_overlap, weighted_terms
 from policies.names import ROLE, person_names
-from policies.segment import clauses, self_fixed, split_sentences
+from policies.segment import SELF_FIX, clauses, self_fixed, split_sentences
 from policies.types import ItemType
 from policies.values import Value, contact_details, extract_values
 
@@ -199,6 +200,10 @@ def clean(sentence: str) -> str:
     return strip_filler(strip_stamp(sentence)).rstrip("；;，,、 ")
 
 
+def _semicolon(text: str) -> str:
+    return "；" if re.search(r"[\u3000-\u9fff]$", text) else "; "
+
+
 def _join(a: str, b: str) -> str:
     sep = "" if re.search(r"[\u3000-\u9fff]$", a) else " "
     return a + sep + b
@@ -264,14 +269,10 @@ def read_statements(
         st = st or _instead_rule(i, text, cues, revoked_at >= i - 2 and not questions[i])
         if st is not None and any(recaps) and not _survives_recap(st):
             st = None
-        if st is not None and i + 1 < len(sentences):
-            nxt = sentences[i + 1]
-            restated = (cues.correction or bool(contrast_terms(text))) and _restates(nxt)
-            if (CONTINUATION.match(nxt) or _fragment(nxt) or restated) and not questions[i + 1]:
-                merged = _join(text, nxt)
-                mcues = read_cues(merged)
-                st = _classify(i, merged, mcues, where) or st
-                change = max(change, mcues.change)
+        if st is not None and i + 1 < len(sentences) and not questions[i + 1]:
+            joined = _with_next(st, text, cues, sentences[i + 1], where, change, carried)
+            if joined is not None:
+                st, change = joined
                 i += 1
         choice = None
         if options and not questions[i] and not recaps[i] and not where.aside:
@@ -293,7 +294,81 @@ def read_statements(
         else:
             carried = change
         i += 1
-    return out
+    return _without_disowned(out, sentences)
+
+
+def _with_next(
+    st: Statement, text: str, cues: Cues, nxt: str, where: _Where, change: int, carried: int
+) -> tuple[Statement, int] | None:
+    """The statement read together with the next sentence, when that one only
+    continues it ("…gas. Induction range, electric everything.") or gives the right
+    value ("…isn't X. Sorry, it's Y."); with the change cue it then carries."""
+    restated = (cues.correction or bool(contrast_terms(text))) and _restates(nxt)
+    # "app ID 2741590 — no wait, that's the demo; the playtest one is 2745190":
+    # the marker's fix comes after the break.
+    fix_pending = bool(SELF_FIX.search(text)) and not self_fixed(text)
+    restated = restated or (fix_pending and _restates(nxt))
+    if not (CONTINUATION.match(nxt) or _fragment(nxt) or restated):
+        return None
+    merged = text + _semicolon(text) + nxt if fix_pending else _join(text, nxt)
+    mcues = read_cues(merged)
+    st = _classify(st.index, merged, mcues, where) or st
+    if not fix_pending:
+        return st, max(change, mcues.change)
+    # The marker fixes a value of this very sentence, not an earlier one.
+    unfixed = read_cues(SELF_FIX.sub(", ", merged)).change
+    st.cues = dataclasses.replace(st.cues, change=unfixed)
+    return st, max(carried, unfixed)
+
+
+# The user setting someone else's wish aside right after reporting it: "That's her
+# idea; I'm not sold", "it's not her call", "we haven't agreed", "那是她的想法",
+# "这个她说了不算".
+_DISOWN = Lexicon(
+    r"\b(?:that'?s|it'?s|this is|that was) (?:just |only |entirely |all )?(?:her|his|their"
+    r"|[A-Z][a-z]+'s) (?:own )?(?:idea|wish|call|suggestion|opinion|preference|thing|plan|view)\b"
+    r"|\bnot (?:her|his|their|[A-Z][a-z]+'s) (?:call|decision)\b"
+    r"|\b(?:we|i) (?:haven'?t|have not|didn'?t|did not) (?:agreed|decided|signed off)\b"
+    r"|\bnot (?:been )?decided\b|\bi'?m not sold\b",
+    r"(?:那|这)(?:个)?(?:只|都)?是(?:她|他|他们|她们|人家|[\u4e00-\u9fff]{1,3})(?:自己)?的"
+    r"(?:想法|意思|主意|建议|心愿|愿望)|(?:她|他|他们|她们|人家)(?:说的|说了)?不算",
+)
+# Whose wish it is: someone named or by role, as the subject of wanting or saying.
+_THIRD_PARTY = Lexicon(
+    r"(?:\b(?:he|she|they)|\b[A-Z][a-z]+,?|\b(?:my|our|the) (?:[\w-]+ ){0,2}[\w-]+,?)"
+    r" (?:really |also |still |just )?(?:wants?|wanted|would like|wish(?:es|ed)?|is pushing for"
+    r"|insists?|suggest(?:s|ed)|propos(?:es|ed)|thinks?|says?|said)\b",
+    r"(?:妈|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷|老公|老婆|婆婆|公公|老板|领导|同事|客户|朋友|老师|经理"
+    r"|总监|他|她|他们|她们)(?:一直|又|也|还|总)?(?:说|想让|想要|希望|觉得|建议|要求)",
+)
+
+
+def _without_disowned(out: list[Statement], sentences: Sequence[str]) -> list[Statement]:
+    """Drop someone else's wish that the user sets aside in the same or the next
+    sentence ("Dana wants a public demo. That's her wish, we haven't agreed";
+    "我妈说春节要涨价。这个她说了不算"): it is news, not a requirement, and must not
+    revise the value it speaks of."""
+    dropped: set[int] = set()
+    for i, text in enumerate(sentences):
+        m = _DISOWN.search(text)
+        if m is None:
+            continue
+        wishes = [
+            st for st in out
+            if (st.index in (i - 1, i)
+                or (st.index == i - 2 and st.text.endswith(sentences[i - 1])))
+            and _THIRD_PARTY.search(wish := st.text if st.index < i else st.text[: m.start()])
+            and not _OWN_WISH.match(wish)
+        ]  # fmt: skip
+        if not wishes:
+            continue
+        dropped.update(id(st) for st in wishes)
+        # The disclaimer itself ("we haven't agreed") is no rule either.
+        dropped.update(id(st) for st in out if st.index == i)
+    return [st for st in out if id(st) not in dropped]
+
+
+_OWN_WISH = re.compile(r"(?:i|we)\b|我们?(?:特别|真的|很|也)?(?:想|希望|要求|觉得)", re.IGNORECASE)
 
 
 _LAST_CLAUSE = re.compile(r"[，,;；]\s*(?=[^，,;；]*$)")
@@ -372,7 +447,10 @@ def _survives_recap(st: Statement) -> bool:
 _RESTATE = re.compile(
     r"^(?:(?:sorry|oops|i mean)[,!.]? )?"
     r"(?:(?:i had it wrong|i got it wrong|my bad|my mistake)[,!.]? )?"
-    r"(?:it'?s|it is|it was|that'?s|they'?re|而是|应该是|其实是|是)",
+    r"(?:it'?s|it is|it was|that'?s|they'?re|而是|应该是|其实是|是"
+    # "…2741590, no wait, that's the demo; the playtest one is 2745190"
+    r"|(?:the |this |our |my )?(?:[\w'-]+ ){0,3}one (?:is|was)\b"
+    r"|(?:正确的|真正的|[\u4e00-\u9fff]{1,6}那个)是)",
     re.IGNORECASE,
 )
 
@@ -398,7 +476,7 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
         return None
     strong = any(v.kind in _STRONG_KINDS for v in values)
     if _chatter_only(text, cues):
-        if not strong:
+        if not strong or told_memory(text):
             return None
         # "Raising 3 puppies must be exhausting": the number may be worth keeping,
         # the "must" binds nobody; it neither sets nor revokes a rule.
@@ -459,7 +537,13 @@ def _chatter_only(text: str, cues: Cues) -> bool:
     An explicit revision ("actually, …") is never chatter."""
     if cues.change >= 2 or not chatter(text):
         return False
-    return all(chatter(part) for part in clauses(text) if _binding(read_cues(part)))
+    # A story of the speaker's past runs on to the sentence's end ("我小时候根本没有…，
+    # 现在的孩子真是什么都要报班"): only a clause turned to the assistant breaks out of it.
+    story = told_memory(text)
+    parts = [part for part in clauses(text) if _binding(read_cues(part))]
+    if story:
+        return not any(addressed(part.strip()) for part in clauses(text))
+    return all(chatter(part) for part in parts)
 
 
 def _binding(cues: Cues) -> bool:
