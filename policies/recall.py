@@ -112,14 +112,20 @@ class RecallIndex:
     def next_ordinal(self) -> int:
         return self._next
 
-    def add(self, ordinal: int, text: str, role: str | None = None) -> None:
-        """Index one turn (ordinals must increase); an empty text only advances."""
+    def add(self, ordinal: int, text: str, role: str | None = None, date: str = "") -> None:
+        """Index one turn (ordinals must increase); an empty text only advances.
+
+        `date`: the day the turn was said (its label), indexed with it, so a
+        question anchored in time ("what did she adopt in June 2023?") finds
+        the turns of that day.
+        """
         if ordinal < self._next:
             raise ValueError(f"ordinal {ordinal} already indexed (next is {self._next})")
         self._next = ordinal + 1
         own = Counter(index_terms(text))
         if not own:
             return
+        own.update(index_terms(date))
         names = tuple(_norm(n.lower()) for n in addressed_names(text)) if role else ()
         spoken_to = _OTHER_SIDE.get(role or "")
         if spoken_to:

@@ -115,8 +115,8 @@ class Lifecycle:
         now = time.time()
         for turn in turns[state.index.next_ordinal :]:
             stamp = created[turn.ordinal] if turn.ordinal < len(created) else now
-            state.labels.add(turn.text, stamp)
-            state.index.add(turn.ordinal, turn.text, turn.role)
+            date = state.labels.add(turn.text, stamp)
+            state.index.add(turn.ordinal, turn.text, turn.role, date)
 
     @staticmethod
     def recall(

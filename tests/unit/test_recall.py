@@ -228,3 +228,20 @@ def test_a_rewind_takes_back_neighbour_weights_and_speaker_names() -> None:
 
 def rounded(index: RecallIndex, query: str) -> list[tuple[int, float]]:
     return [(o, round(s, 9)) for o, s in index.search(term_set(query), limit=5)]
+
+
+def test_a_turn_is_found_by_the_day_it_was_said() -> None:
+    index = RecallIndex.for_conversation()
+    for i in range(30):
+        date = "3 March, 2023" if i < 15 else "9 June, 2023"
+        index.add(i, FILLER[i % 3] + " We talked about the garden.", "user", date)
+    # Only the day tells these turns apart.
+    hits = index.search(term_set("What did we say about the garden in June 2023?"), limit=5)
+    assert hits
+    assert all(o >= 15 for o, _ in hits)
+    hits = index.search(term_set("the garden in March"), limit=5)
+    assert hits
+    assert all(o < 15 for o, _ in hits)
+    # A date alone is not a turn: a text with no terms is not indexed.
+    index.add(30, "!!", "user", "9 June, 2023")
+    assert len(index) == 30
