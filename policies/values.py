@@ -196,7 +196,14 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             re.IGNORECASE,
         ),
     ),
-    ("percent", re.compile(rf"{_NUM}\s?%|百分之{_ZH_NUM}|百分之{_NUM}|\b{_NUM} ?percent\b")),
+    (
+        "percent",
+        re.compile(
+            rf"{_NUM}\s?%|百分之{_ZH_NUM}|百分之{_NUM}|\b{_NUM} ?percent\b"
+            # "定金收三成", "首付两成半": tenths paid or taken ("变成", "完成" are not).
+            r"|(?<=[收付交退给占抽留降涨提金款费成到为])[一二两三四五六七八九]成半?(?![功为了员本熟])"
+        ),
+    ),
     (
         "date",
         re.compile(
@@ -615,6 +622,8 @@ def extract_values(text: str) -> tuple[Value, ...]:
                 number = None
             else:
                 number = _read_number(raw, kind in ("money", "bound"))
+            if kind == "percent" and raw.endswith(("成", "成半")) and number is not None:
+                number = number * 10 + (5 if raw.endswith("半") else 0)  # "三成" is 30%
             if kind == "grade":
                 number = _read_number(raw) or _zh_number(raw[-1:])
             if kind in ("qty", "bound") and _DATA_RATE.search(raw):
