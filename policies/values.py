@@ -42,11 +42,17 @@ _WAN_END = (
 )
 _WAN = rf"万{_WAN_END}"
 # "ninety-five", "seventeen": longer words first, so "seventeen" is not read as "seven".
-_EN_WORD_NUM = (
+_EN_BELOW_100 = (
     r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
     r"(?:-(?:one|two|three|four|five|six|seven|eight|nine))?"
     r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
     r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+)
+# "a hundred and fifty", "four hundred and twenty": hundreds first, so that "a hundred
+# and fifty keys" is 150 keys, not 50.
+_EN_WORD_NUM = (
+    r"(?:(?:a|one|two|three|four|five|six|seven|eight|nine) hundred"
+    rf"(?:(?: and)? {_EN_BELOW_100}\b)?|{_EN_BELOW_100})"
 )
 _MONTHS = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -366,12 +372,17 @@ def _zh_number(text: str) -> float | None:
 
 
 def _en_number(word: str) -> float | None:
-    """ "seventeen", "ninety-five"."""
+    """ "seventeen", "ninety-five", "a hundred and fifty"."""
     total = 0
-    for part in word.lower().split("-"):
+    for part in re.split(r"[-\s]+", word.lower()):
+        if part == "and":
+            continue
         if part not in _EN_NUMBERS:
             return None
-        total += _EN_NUMBERS[part]
+        if part == "hundred":
+            total = (total or 1) * 100
+        else:
+            total += _EN_NUMBERS[part]
     return float(total)
 
 
