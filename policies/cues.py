@@ -340,6 +340,9 @@ REVOKE = Lexicon(
     r"previous)\b|\bnot needed\b|\bdisregard\b"
     r"|\b(?:quit|cease) \w+ing\b|\bno need for\b|\bdon'?t bother\b"
     r"|\benough (?:with|of) (?:the|that)\b"
+    # "The 200-word limit is off", "that cap is lifted": a rule switched off by its name.
+    r"|\b(?:limit|cap|ceiling|rule|restriction|ban|requirement|max(?:imum)?)s? (?:is|are)"
+    r" (?:now )?(?:off|lifted|gone|history)\b"
     # "You can stop with the emojis", "quit it with the disclaimers", "lay off the jargon".
     r"|\b(?:stop|quit|cut it out|quit it) (?:it )?with (?:the|those|these|that|this|your|all)\b"
     r"|\blay off (?:the|those|these|that|your)\b"
@@ -618,10 +621,37 @@ CHALLENGE = Lexicon(
 )
 
 
+# "Annual billing gets 2 months free, right?", "定金就收三成，没问题吧？": a statement
+# put up for a nod. What comes before the tag is the user's proposal, not a question.
+_CHECK_TAG = Lexicon(
+    r"[,;—–-]\s*(?:(?:that'?s |is that |sounds? |that )?(?:right|correct|fair|ok(?:ay)?|good|fine)"
+    r"|yeah|yes|no|agreed|isn'?t (?:it|that)|aren'?t (?:they|we)|don'?t (?:they|we|you think)"
+    r"|doesn'?t (?:it|that)|won'?t (?:it|that)|makes sense|(?:that|it) works)\s*[?？]$",
+    # "…，应该没问题吧？" worries aloud about a fact: a real question.
+    r"[，,、]?\s*(?<!应该)(?<!应当)(?:没问题吧|对吧|是吧|行吧|可以吧|没错吧|没毛病吧|合理吧|不过分吧"
+    r"|对不对|行不行|可以不|好不好)\s*[？?]$",
+)
+
+
+def check_question(text: str) -> bool:
+    """A statement with a tag asking for a nod ("…, right?", "…，没问题吧？")."""
+    stripped = text.rstrip(" 　~～…")
+    m = _CHECK_TAG.search(stripped)
+    if m is None:
+        return False
+    head = stripped[: m.start()].rstrip(" ,，、")
+    if not head or "?" in head or "？" in head:
+        return False
+    latin, cjk = scripts(head)
+    if latin and QUESTION_START.match(head):
+        return False
+    return not (cjk and QUESTION_ZH.search(head))
+
+
 def is_question(text: str) -> bool:
     stripped = text.rstrip(" 　~～…")
     if stripped.endswith(("?", "？")):
-        return True
+        return not check_question(stripped)
     latin, cjk = scripts(stripped)
     if latin and QUESTION_START.match(stripped) and len(stripped) < 160:
         return True

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from policies.cues import DECISION, PERMISSION, SELF_CORRECTION, STANDING, negated, read_cues
+from policies.limits import limit_holder, limit_text
 from policies.matching import (
     Idf,
     content_terms,
@@ -280,7 +281,9 @@ class Resolver:
         target, score = self._best(st, pool, with_message=True)
         named = target is not None and score >= REVOKE_MIN
         if not named:
-            target = self._only_rule_named(st, pool)
+            # "The 200-word limit is off": the rule capping words, however it was worded.
+            target = limit_holder(st.text, self._user_items(_RULE_TYPES))
+            target = target or self._only_rule_named(st, pool)
             named = target is not None
             target = target or self._recent_rule(st)
         if target is None and self._withdraw_quoted(st):
@@ -314,7 +317,7 @@ class Resolver:
             # "感叹号随便用吧" lifts a ban and says what holds now, as "stop doing X" does.
             if named and (target.type == "directive" or PERMISSION.search(st.text)):
                 self.ops.append(Add(self._withdrawal(st, target)))
-        self._keep_siblings(target, st, new_rule)
+        self._keep_siblings(target, st, f"{new_rule} {limit_text(st.text, target)}".strip())
         st.consumed = True
 
     def _withdrawal(self, st: Statement, revoked: MemoryItem) -> MemoryItem:

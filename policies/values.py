@@ -42,11 +42,17 @@ _WAN_END = (
 )
 _WAN = rf"万{_WAN_END}"
 # "ninety-five", "seventeen": longer words first, so "seventeen" is not read as "seven".
-_EN_WORD_NUM = (
+_EN_BELOW_100 = (
     r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
     r"(?:-(?:one|two|three|four|five|six|seven|eight|nine))?"
     r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
     r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+)
+# "a hundred and fifty", "four hundred and twenty": hundreds first, so that "a hundred
+# and fifty keys" is 150 keys, not 50.
+_EN_WORD_NUM = (
+    r"(?:(?:a|one|two|three|four|five|six|seven|eight|nine) hundred"
+    rf"(?:(?: and)? {_EN_BELOW_100}\b)?|{_EN_BELOW_100})"
 )
 _MONTHS = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -196,7 +202,14 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             re.IGNORECASE,
         ),
     ),
-    ("percent", re.compile(rf"{_NUM}\s?%|百分之{_ZH_NUM}|百分之{_NUM}|\b{_NUM} ?percent\b")),
+    (
+        "percent",
+        re.compile(
+            rf"{_NUM}\s?%|百分之{_ZH_NUM}|百分之{_NUM}|\b{_NUM} ?percent\b"
+            # "定金收三成", "首付两成半": tenths paid or taken ("变成", "完成" are not).
+            r"|(?<=[收付交退给占抽留降涨提金款费成到为])[一二两三四五六七八九]成半?(?![功为了员本熟])"
+        ),
+    ),
     (
         "date",
         re.compile(
@@ -359,12 +372,17 @@ def _zh_number(text: str) -> float | None:
 
 
 def _en_number(word: str) -> float | None:
-    """ "seventeen", "ninety-five"."""
+    """ "seventeen", "ninety-five", "a hundred and fifty"."""
     total = 0
-    for part in word.lower().split("-"):
+    for part in re.split(r"[-\s]+", word.lower()):
+        if part == "and":
+            continue
         if part not in _EN_NUMBERS:
             return None
-        total += _EN_NUMBERS[part]
+        if part == "hundred":
+            total = (total or 1) * 100
+        else:
+            total += _EN_NUMBERS[part]
     return float(total)
 
 
@@ -615,6 +633,8 @@ def extract_values(text: str) -> tuple[Value, ...]:
                 number = None
             else:
                 number = _read_number(raw, kind in ("money", "bound"))
+            if kind == "percent" and raw.endswith(("成", "成半")) and number is not None:
+                number = number * 10 + (5 if raw.endswith("半") else 0)  # "三成" is 30%
             if kind == "grade":
                 number = _read_number(raw) or _zh_number(raw[-1:])
             if kind in ("qty", "bound") and _DATA_RATE.search(raw):
