@@ -34,7 +34,7 @@ from policies.matching import (
     similarity,
     weighted_terms,
 )
-from policies.rivals import marks_adjustment, sole_rival
+from policies.rivals import marks_adjustment, sole_rival_pair
 from policies.segment import (
     SELF_FIX,
     clauses,
@@ -688,10 +688,10 @@ class Resolver:
         if " → " in st.text or not marks_adjustment(st.text, st.change):
             return False  # a choice among options is settled by `policies.choices`
         pool = [it for it in self._user_items() if it.type != "directive"]
-        target = sole_rival(st.text, st.strong_values, pool)
-        if target is None or target.value == st.text:
+        found = sole_rival_pair(st.text, st.strong_values, pool)
+        if found is None or found[0].value == st.text:
             return False
-        self._supersede(target, st, st.text, st.type)
+        self._supersede(found[0], st, st.text, st.type, pair=found[1])
         return True
 
     def _try_choice(self, st: Statement) -> bool:
@@ -803,9 +803,16 @@ class Resolver:
     # -- building ops --------------------------------------------------------
 
     def _supersede(
-        self, old: MemoryItem, st: Statement, value: str, kind: ItemType, revoked: bool = False
+        self,
+        old: MemoryItem,
+        st: Statement,
+        value: str,
+        kind: ItemType,
+        revoked: bool = False,
+        pair: tuple[Value, Value] | None = None,
     ) -> None:
-        """Replace `old` by a new item holding `value`.
+        """Replace `old` by a new item holding `value`; `pair` is the (new, old) value
+        pair revised, when the caller already knows it.
 
         The new item names what it replaced, so the model reads the old value
         as outdated rather than as a second current one. Not after a
@@ -817,7 +824,10 @@ class Resolver:
         item = self._new_item(st, value, kind, slot=old.slot)
         item.importance = max(item.importance, old.importance)
         # A revocation's reasons ("too much admin for $200 a month") are no new value.
-        pair = None if revoked else changed_pair(value, old.value)
+        if revoked:
+            pair = None
+        elif pair is None:
+            pair = changed_pair(value, old.value)
         if not revoked:
             item.replaces = replaced_text(old.value, pair[1] if pair else None, value)
         self.claimed.add(old.id)

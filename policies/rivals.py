@@ -32,8 +32,10 @@ CONSEQUENCE = Lexicon(
 )
 # "一共要五十二本", "sixty-one in total": a count restated as the whole.
 TOTAL = Lexicon(
-    r"\bin total\b|\baltogether\b|\ball told\b|\ball in all\b|\btotal of\b|\bthe total is\b",
-    r"一共|总共|总计|合计|加起来|总数|总人数",
+    r"\bin total\b|\baltogether\b|\ball told\b|\ball in all\b|\btotal of\b|\bthe total is\b"
+    r"|\b(?:comes|works|adds) (?:out |up )?to\b",
+    # "算下来…四十天", "正好十期": a count worked out from the plan.
+    r"一共|总共|总计|合计|加起来|总数|总人数|算下来|正好(?=[一二两三四五六七八九十百\d])",
 )
 # A rival must be close enough to be the same setting adjusted (10月11号 → 10月18号,
 # 45 → 52 copies), not a value of another scale.
@@ -59,14 +61,26 @@ def precise_values(values: Sequence[Value]) -> list[Value]:
 def sole_rival(
     text: str, values: Sequence[Value], items: Sequence[MemoryItem]
 ) -> MemoryItem | None:
-    """The only item holding a rival of a value of `text`, if exactly one does.
+    """The only item holding a rival of a value of `text`, if exactly one does."""
+    found = sole_rival_pair(text, values, items)
+    return found[0] if found else None
+
+
+def sole_rival_pair(
+    text: str, values: Sequence[Value], items: Sequence[MemoryItem]
+) -> tuple[MemoryItem, tuple[Value, Value] | None] | None:
+    """The only item holding a rival of a value of `text`, with the (new, old) pair
+    when all rivals found name one old value.
+
+    The pair is what the sentence revises: "正好十期" after "先排8场，时间放在周日"
+    revises the count, not the weekday that the new start date merely sits beside.
 
     Both sides must name one setting: a breakdown ("5桌, 6桌 and 3桌") revises no
     total, and an item listing several dates is no single date. A sentence that
     also restates the old value ("now 8 of us plus 10 locals, 18 in all") adds to
     it, unless it says the plan follows from news ("…灯光节，那就按18号").
     """
-    found: list[MemoryItem] = []
+    found: list[tuple[MemoryItem, Value, Value]] = []
     new = precise_values(values)
     for nv in new:
         holders = []
@@ -81,13 +95,18 @@ def sole_rival(
         if ov.number == nv.number or numeric_closeness(nv, ov) < _CLOSE:
             continue
         old = value_signature(ov)
-        if sum(1 for v in new if same_slot(v, nv) and value_signature(v) != old) > 1:
+        others = {value_signature(v) for v in new if same_slot(v, nv)} - {old}
+        if len(others) > 1:
             continue  # a breakdown, not one new value
         restated = any(value_signature(v) == old for v in values)
         if restated and not CONSEQUENCE.search(text):
             continue
-        found.append(it)
-    return found[0] if found and all(it is found[0] for it in found) else None
+        found.append((it, nv, ov))
+    if not found or any(it is not found[0][0] for it, _, _ in found):
+        return None
+    item, nv, ov = found[0]
+    one_old = all(value_signature(o) == value_signature(ov) for _, _, o in found)
+    return item, ((nv, ov) if one_old else None)
 
 
 _GENERIC_UNITS = frozenset({"", "个", "time", "?"})

@@ -90,7 +90,7 @@ _EN_UNIT_ALT = "|".join(sorted(_EN_UNITS, key=len, reverse=True))
 _ZH_UNITS = (
     "个小时|小时|分钟|秒钟|个月|个人|口人|星期|公斤|千卡|大卡|毫升|毫克|公里|ml|mg|"
     "桌|人|位|天|晚|夜|周|年|道|题|页|份|次|遍|岁|斤|克|层|间|张|本|套|件|家|行|字|条|节|课|顿|餐"
-    "|章|集|寸|词"
+    "|章|集|寸|词|场|期"
 )
 
 # Phone numbers ("503-555-0142", "(503) 555-0142", "+44 20 7946 0958", "13817762045"):
@@ -195,6 +195,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|chf)\b"
             # "fifteen bucks a seat", "twenty dollars"
             rf"|\b{_EN_WORD_NUM}(?:-| )(?:bucks|dollars|euros|pounds)\b"
+            # "five grand", "10 grand": thousands of the local currency.
+            rf"|\b(?:{_NUM}|{_EN_WORD_NUM})(?:-| )grand\b"
             rf"|{_NUM}\s?(?:万元|万块|元|块钱|块|美元|欧元|日元|英镑|{_WAN})"
             rf"|{_ZH_NUM}(?:万元|万块|元|块钱|块|美元|欧元|{_WAN})"
             rf"|[一二两三四五六七八九十百千]+万[一二三四五六七八九]{_WAN_END}"  # "四万五左右"
@@ -485,7 +487,8 @@ def _unit(kind: str, text: str) -> str:
             return "个"
         m = re.search(rf"(?:{_ZH_UNITS})$", text)
         if m:
-            return {"个小时": "小时", "个人": "人", "口人": "人", "位": "人"}.get(
+            # "8场" and "十期" both count a series' sessions.
+            return {"个小时": "小时", "个人": "人", "口人": "人", "位": "人", "期": "场"}.get(
                 m.group(0), m.group(0)
             )
         last = re.split(r"[- ]", low)[-1]
@@ -633,6 +636,8 @@ def extract_values(text: str) -> tuple[Value, ...]:
                 number = None
             else:
                 number = _read_number(raw, kind in ("money", "bound"))
+            if kind == "money" and raw.lower().endswith("grand") and number is not None:
+                number *= 1_000
             if kind == "percent" and raw.endswith(("成", "成半")) and number is not None:
                 number = number * 10 + (5 if raw.endswith("半") else 0)  # "三成" is 30%
             if kind == "grade":
