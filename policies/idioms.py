@@ -174,18 +174,11 @@ _IDIOM = re.compile(
     "|".join((_MEDIA, _GUESS_MUST, _NEVER, _NO, _CANT, _HABIT, _ALWAYS, _OTHER, _EVERYWHERE)), _I
 )
 _MEDIA_ONLY = re.compile(rf"^\s*(?:{_MEDIA}\s*)+$", _I)
-# A timestamp a chat client puts before a message ("[date: 2 May, 10:04] Hi!"): metadata.
-_STAMP = re.compile(r"^\s*\[(?:date|time|timestamp|sent(?: at)?|posted(?: at)?)\s*:[^\]]*\]\s*", _I)
 
 
 def media_only(text: str) -> bool:
     """Nothing but shared pictures or clips rendered as text."""
     return bool(_MEDIA_ONLY.match(text))
-
-
-def strip_stamp(text: str) -> str:
-    """`text` without a leading timestamp header."""
-    return _STAMP.sub("", text, count=1)
 
 
 def mask_idioms(text: str) -> str:

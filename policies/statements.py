@@ -39,7 +39,8 @@ from policies.cues import (
     small_talk,
     strip_filler,
 )
-from policies.idioms import media_only, strip_stamp
+from policies.dates import strip_marker
+from policies.idioms import media_only
 from policies.matching import topical_overlap, weighted_terms
 from policies.names import ROLE, person_names
 from policies.segment import SELF_FIX, clauses, self_fixed, split_sentences
@@ -197,7 +198,7 @@ def _still_aside(aside: bool, text: str, cues: Cues) -> bool:
 
 def clean(sentence: str) -> str:
     """Verbatim sentence minus a leading timestamp, leading filler and trailing separators."""
-    return strip_filler(strip_stamp(sentence)).rstrip("；;，,、 ")
+    return strip_filler(strip_marker(sentence)).rstrip("；;，,、 ")
 
 
 def _semicolon(text: str) -> str:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import pytest
 
-from policies.idioms import mask_idioms, media_only, strip_stamp
+from policies.dates import strip_marker
+from policies.idioms import mask_idioms, media_only
 from policies.memory import active_items
 from policies.statements import read_statements
 from tests.unit.extraction_support import fold_messages
@@ -171,8 +172,8 @@ def test_media_placeholders_and_timestamps_are_not_content() -> None:
     assert media_only("[shares a photo: three kids holding trophies]")
     assert not media_only("Look at this! [shares a photo: my new bike]")
     assert not read_statements("Nice! [shares a photo: two cats on a sofa]", frozenset(), False)
-    assert strip_stamp("[date: 3:10 pm on 4 June, 2024] Hey Sam!") == "Hey Sam!"
-    assert strip_stamp("The deadline is [date: June 4].") == "The deadline is [date: June 4]."
+    assert strip_marker("[date: 3:10 pm on 4 June, 2024] Hey Sam!") == "Hey Sam!"
+    assert strip_marker("The deadline is [date: June 4].") == "The deadline is [date: June 4]."
     assert read_statements("[date: 9 May, 2024] Hey Sam!", frozenset(), opening=True) == []
 
 
