@@ -196,7 +196,10 @@ _HAS_CJK = re.compile(r"[\u3400-\u9fff]")
 _CJK_END = re.compile(r"[\u3400-\u9fff，。；！？：」”》）]$")
 
 
-def core_value(text: str, replaced: str | None = None, about: Sequence[str] = ()) -> str:
+# Cached like `compact_value`: the block is laid out again on most requests at
+# tight budgets, from the same slowly changing items.
+@lru_cache(maxsize=8192)
+def core_value(text: str, replaced: str | None = None, about: tuple[str, ...] = ()) -> str:
     """`text` (its compact form) down to the clauses that state the requirement.
 
     Kept: a clause holding a value, a name or role, a quote, a negation, a
