@@ -60,6 +60,14 @@ from policies.params import (
     WindowParams,
     _LayeredParams,
 )
+from policies.placed import (
+    PLACEABLE,
+    delta_notes_hold,
+    quoted_ordinals,
+    shown_item_ids,
+    still_placed,
+    turn_checksum,
+)
 from policies.staleness import StaleFilter
 from policies.summary import SUMMARY_HEADER, Shown
 from policies.text import term_set
@@ -70,6 +78,7 @@ from policies.types import (
     Decision,
     MemoryItem,
     MemoryLayout,
+    PlacedNote,
     RecallHit,
     Section,
     SummaryChunk,
@@ -118,6 +127,9 @@ class AssemblyInput:
     recalled: Sequence[RecallHit] = ()
     # The working-memory layout of the previous request (None: lay it out now).
     memory_layout: MemoryLayout | None = None
+    # Late sections of earlier requests, to forward again where they went
+    # (`policies.placed`); the assembler checks they still hold.
+    placed_notes: Sequence[PlacedNote] = ()
 
 
 def _tokens(turns: Sequence[Turn]) -> int:
@@ -225,9 +237,19 @@ def _finish(
     layout: _Layout,
     extra_candidates: Sequence[Candidate],
     summarised: Sequence[Turn] = (),
+    in_place: Sequence[PlacedNote] = (),
 ) -> AssembledContext:
-    """Lay the pieces out in section order and write the account."""
+    """Lay the pieces out in section order and write the account.
+
+    `in_place`: earlier late sections, each forwarded right before its turn
+    (whose group is in the window).
+    """
     recent = [t for i in window.kept for t in groups[i]]
+    before: dict[int, list[PlacedNote]] = {}
+    for note in in_place:
+        before.setdefault(note.before, []).append(note)
+    in_place_tokens = sum(n.tokens for n in in_place)
+    recent_tokens = sum(t.tokens for t in recent)
     candidates = _mandatory_candidates(inp)
     candidates += _run_candidates(summarised, "compressed", "in the rolling summary", "summary")
     run: list[Turn] = []
@@ -249,7 +271,21 @@ def _finish(
     for gen in (*layout.head, *layout.middle):
         sections += gen.parts
         candidates += gen.candidates
-    sections.append(Section("recent", window.tokens, len(recent)))
+    sections.append(Section("recent", recent_tokens, len(recent)))
+    if in_place:
+        sections.append(Section("in_place", in_place_tokens, len(in_place)))
+        candidates += [
+            Candidate(
+                "note",
+                f"{n.section}@{n.before}",
+                n.tokens,
+                0.0,
+                "kept",
+                "an earlier late section, forwarded again where it went (prompt cache)",
+                "in_place",
+            )
+            for n in in_place
+        ]
     for gen in layout.late:
         sections += gen.parts
         candidates += gen.candidates
@@ -260,7 +296,14 @@ def _finish(
         messages=[
             *(t.raw for t in inp.system),
             *(m for g in (*layout.head, *layout.middle) for m in g.messages()),
-            *(t.raw for t in recent),
+            *(
+                m
+                for t in recent
+                for m in (
+                    *({"role": "system", "content": n.content} for n in before.get(t.ordinal, ())),
+                    t.raw,
+                )
+            ),
             *(m for g in layout.late for m in g.messages()),
             *(t.raw for t in inp.tail),
         ],
@@ -314,7 +357,11 @@ def _latest_user_group(groups: Sequence[Sequence[Turn]], tail: Sequence[Turn]) -
 
 
 def _recent_window(
-    inp: AssemblyInput, groups: list[list[Turn]], room: int, p: _LayeredParams
+    inp: AssemblyInput,
+    groups: list[list[Turn]],
+    room: int,
+    p: _LayeredParams,
+    extra: Sequence[int] | None = None,
 ) -> tuple[RecentWindow, int | None]:
     """Every group since the last compaction while they fit; else compact.
 
@@ -323,10 +370,10 @@ def _recent_window(
     holds what fits the low-water mark).
     """
     pin = _latest_user_group(groups, inp.tail)
-    total = sum(group_tokens(g) for g in groups if is_forwardable(g))
+    total = sum(group_tokens(g) for g in groups if is_forwardable(g)) + sum(extra or ())
     if total <= room * p.high_water:
-        return select_recent_groups(groups, room, pin=pin), None
-    window = select_recent_groups(groups, max(0, int(room * p.low_water)), pin=pin)
+        return select_recent_groups(groups, room, pin=pin, extra=extra), None
+    window = select_recent_groups(groups, max(0, int(room * p.low_water)), pin=pin, extra=extra)
     kept = [i for i in window.kept if i != pin]
     if kept:
         first = groups[kept[0]][0].ordinal
@@ -376,19 +423,119 @@ def _before_tail(inp: AssemblyInput) -> tuple[list[MemoryItem], list[Candidate]]
 
 
 def _layered(inp: AssemblyInput, p: _LayeredParams, full: FullParams | None) -> AssembledContext:
-    """Summary presets: (memory +) summary + recalled + recent, compacting in steps."""
+    """Summary presets: (memory +) summary + recalled + recent, compacting in steps.
+
+    Late sections of earlier requests that still hold go out again in place
+    (`policies.placed`); one whose turn does not make it into the window
+    takes what it showed with it, so the context is laid out again without it.
+    """
+    start = _since_summary(inp)
+    stale = StaleFilter(inp.items) if inp.items else None
+    placed: list[PlacedNote] = []
+    if p.keep_late_in_place and inp.placed_notes and inp.tail:
+        own = PLACEABLE if full is not None else frozenset({"recalled"})
+        placed = still_placed(
+            [n for n in inp.placed_notes if n.section in own],
+            inp.history[start:],
+            inp.items,
+            render_item_line,
+            stale.fingerprint if stale else 0,
+            {h.ordinal for h in inp.recalled},
+        )
+    while True:
+        ctx, late, emitted, lost = _layered_once(inp, p, full, stale, placed)
+        if ctx is not None and not lost:
+            break
+        placed = [n for n in placed if n not in lost]
+    if p.keep_late_in_place and inp.tail:
+        ctx.placed_notes = (*emitted, *_new_notes(late, ctx, inp, stale))
+    return ctx
+
+
+def _new_notes(
+    late: Sequence[Generated], ctx: AssembledContext, inp: AssemblyInput, stale: StaleFilter | None
+) -> list[PlacedNote]:
+    """This request's late sections, to be kept where they went."""
+    first = inp.tail[0]
+    by_id = {it.id: it for it in inp.items}
+    notes: list[PlacedNote] = []
+    for gen in late:
+        section = gen.parts[0].name if gen.parts else ""
+        if not gen.tokens or section not in PLACEABLE or len(gen.contents) != 1:
+            continue
+        if any(c.kind == "conflict" and c.decision == "kept" for c in gen.candidates):
+            continue  # a question for the user: raised again while it stands, not kept
+        item_lines = tuple((i, render_item_line(by_id[i])) for i in gen.item_ids if i in by_id)
+        ordinals = tuple(
+            int(c.ref) for c in gen.candidates if c.decision == "recalled" and c.kind == "turn"
+        )
+        notes.append(
+            PlacedNote(
+                section=section,
+                before=first.ordinal,
+                anchor=turn_checksum(first),
+                content=gen.contents[0],
+                tokens=gen.tokens,
+                item_lines=item_lines if section != "recalled" else (),
+                ordinals=ordinals if section == "recalled" else (),
+                stale_key=(stale.fingerprint if stale else 0) if section == "recalled" else 0,
+                layout_ordinal=(
+                    ctx.memory_layout.ordinal
+                    if section == "memory_delta" and ctx.memory_layout is not None
+                    else -1
+                ),
+            )
+        )
+    return notes
+
+
+def _over_high_water(
+    groups: Sequence[Sequence[Turn]], with_notes: Sequence[int], room: int, p: _LayeredParams
+) -> int:
+    """Tokens by which the recent turns and their notes exceed the high-water mark."""
+    total = sum(group_tokens(g) for g in groups if is_forwardable(g)) + sum(with_notes)
+    return total - int(room * p.high_water)
+
+
+def _newest(
+    notes: Sequence[PlacedNote], tokens: int, room: Callable[[PlacedNote], int]
+) -> list[PlacedNote]:
+    """The last notes in prompt order that free `tokens` of room (`room(note)`:
+    what one takes of it): the prompt stays as it was up to the first of them."""
+    order = sorted(enumerate(notes), key=lambda kv: (-kv[1].before, -kv[0]))
+    out: list[PlacedNote] = []
+    for _, note in order:
+        if tokens <= 0:
+            break
+        if room(note) > 0:
+            out.append(note)
+            tokens -= room(note)
+    return out
+
+
+def _layered_once(
+    inp: AssemblyInput,
+    p: _LayeredParams,
+    full: FullParams | None,
+    stale: StaleFilter | None,
+    placed: Sequence[PlacedNote],
+) -> tuple[AssembledContext | None, list[Generated], list[PlacedNote], list[PlacedNote]]:
+    """One layout with the given notes in place; returns it, its own late
+    sections, the notes it forwards again, and those it could not (their
+    turn is outside the window). With the notes over the high-water mark:
+    no layout, and the newest notes that have to go."""
     start = _since_summary(inp)
     summarised, live = inp.history[:start], inp.history[start:]
     history_budget = room = inp.budget - _tokens(inp.system) - _tokens(inp.tail)
     query_text = _query_turns(inp.tail)
     query = term_set(query_text)
-    stale = StaleFilter(inp.items) if inp.items else None
     head: list[Generated] = []
     late: list[Generated] = []
     extra: list[Candidate] = []
     plan = None
     replay = nothing("replay")
     borrowed = 0
+    notes = list(placed)
     if full is not None:
         shown_items, in_tail = _before_tail(inp)
         extra += in_tail
@@ -400,7 +547,10 @@ def _layered(inp: AssemblyInput, p: _LayeredParams, full: FullParams | None) -> 
             int(history_budget * full.delta_share),
             full,
             int(history_budget * full.incidental_share),
+            (shown_item_ids(notes, "memory_delta"), shown_item_ids(notes, "replay")),
         )
+        if not delta_notes_hold(notes, plan.layout):
+            notes = [n for n in notes if n.section != "memory_delta"]
         borrowed = max(0, plan.stable.tokens - share)
         room -= plan.stable.tokens + plan.delta.tokens
         extra += plan.candidates
@@ -411,6 +561,7 @@ def _layered(inp: AssemblyInput, p: _LayeredParams, full: FullParams | None) -> 
             min(room, int(history_budget * full.replay_share)),
             full,
             inp.count,
+            shown_item_ids(notes, "memory_delta", "replay"),
         )
         room -= replay.tokens
         head.append(plan.stable)
@@ -435,33 +586,63 @@ def _layered(inp: AssemblyInput, p: _LayeredParams, full: FullParams | None) -> 
     # on what this input happens to recall. Recall takes what they leave, up
     # to its share.
     groups = group_turns(live)
+    opens = {g[0].ordinal: i for i, g in enumerate(groups)}
+    lost = [n for n in notes if n.before not in opens]
+    notes = [n for n in notes if n.before in opens]
     # What the memory block borrowed beyond its share comes out of recall's.
     reserve = int(history_budget * min(p.recall_reserve, p.recall_share)) - borrowed
     reserve = min(room, max(0, reserve))
-    window, compact = _recent_window(inp, groups, room - reserve, p)
-    room -= window.tokens
+    # Turns recalled earlier and still quoted in place are recall: they take
+    # recall's reserve first; beyond it they take room like the other notes,
+    # which go with the turn they precede.
+    with_notes = [0] * len(groups)
+    from_reserve: dict[int, int] = {}
+    for n in notes:
+        if n.section == "recalled":
+            from_reserve[id(n)] = min(reserve, n.tokens)
+            reserve -= from_reserve[id(n)]
+        with_notes[opens[n.before]] += n.tokens - from_reserve.get(id(n), 0)
+    over = _over_high_water(groups, with_notes, room - reserve, p)
+    if 0 < over <= sum(with_notes):
+        # Dropping the newest notes keeps the prompt up to them; compacting
+        # would rewrite it from the summary on.
+        dropped = _newest(notes, over, lambda n: n.tokens - from_reserve.get(id(n), 0))
+        return None, [], [], [*lost, *dropped]
+    window, compact = _recent_window(inp, groups, room - reserve, p, with_notes)
+    kept = {groups[i][0].ordinal for i in window.kept}
+    lost += [n for n in notes if n.before not in kept]
+    emitted = [n for n in notes if n.before in kept]
+    room -= window.tokens + sum(from_reserve.get(id(n), 0) for n in emitted)
+    headroom = 0
+    if p.keep_late_in_place:
+        # Leave room for the next round (about this one's size), so that what
+        # this request recalls can stay in place on the next one.
+        last = live[-1].tokens if live else 0
+        headroom = last + _tokens(inp.tail)
+    recall_cap = max(0, int(history_budget * p.recall_share) - borrowed)
     recalled = plan_recall(
         inp.recalled,
         query,
-        min(room, max(0, int(history_budget * p.recall_share) - borrowed)),
+        min(room - headroom, recall_cap),
         p.recall.snippet_chars,
         inp.count,
         stale,
         _older_turns(inp) if p.recall.exchanges else None,
+        quoted_ordinals(emitted),
     )
     middle = [recalled] if p.recall_position == "before_recent" else []
     if p.recall_position == "late":
         late.append(recalled)
     if full is not None:
         late.append(replay)
-    ctx = _finish(inp, groups, window, _Layout(head, middle, late), extra, summarised)
+    ctx = _finish(inp, groups, window, _Layout(head, middle, late), extra, summarised, emitted)
     ctx.compact_upto = compact
     ctx.summary_cap = summary_cap
     ctx.summary_trimmed = trimmed
     if plan is not None:
         ctx.memory_layout = plan.layout
         ctx.repromoted_ids = plan.repromoted
-    return ctx
+    return ctx, late, emitted, lost
 
 
 class RawAssembler:

@@ -220,7 +220,12 @@ class RecentWindow:
 
 
 def select_recent_groups(
-    groups: Sequence[Sequence[Turn]], room: int, *, step: int = 0, pin: int | None = None
+    groups: Sequence[Sequence[Turn]],
+    room: int,
+    *,
+    step: int = 0,
+    pin: int | None = None,
+    extra: Sequence[int] | None = None,
 ) -> RecentWindow:
     """Newest-first window of whole, forwardable groups within `room` tokens.
 
@@ -229,9 +234,12 @@ def select_recent_groups(
     another `step` tokens, so consecutive requests share a longer prompt
     prefix and hit the provider's cache; the cost is up to `step` tokens of
     unused room. `pin` is a group to keep even if it is outside the window
-    (the user's request in a multi-round tool loop) when it fits.
+    (the user's request in a multi-round tool loop) when it fits. `extra`:
+    tokens that go with each group (sections kept in place before it).
     """
     sizes = [group_tokens(g) for g in groups]
+    if extra is not None:
+        sizes = [n + e for n, e in zip(sizes, extra, strict=True)]
     ok = [is_forwardable(g) for g in groups]
     kept = _suffix_window(sizes, ok, room, step)
     if pin is not None and ok[pin] and pin not in kept and sizes[pin] <= room:

@@ -364,7 +364,11 @@ def _stable(
 
 
 def _delta(
-    layout: MemoryLayout, q: MemoryQuery, cap: int, p: FullParams
+    layout: MemoryLayout,
+    q: MemoryQuery,
+    cap: int,
+    p: FullParams,
+    shown_in_place: frozenset[str] = frozenset(),
 ) -> tuple[Generated, tuple[str, ...], bool]:
     """The late memory section: what changed since the layout, and data.
 
@@ -375,9 +379,12 @@ def _delta(
     into the block: tool results are refreshed all the time (an issue's
     status, a query's rows), and each refresh would rebuild the block.
 
+    Items an earlier late section still shows in place (`shown_in_place`,
+    `policies.placed`) are left out: they are in the prompt already.
+
     Returns (section, re-promoted ids, fits).
     """
-    stable = set(layout.stable_ids)
+    stable = set(layout.stable_ids) | shown_in_place
     shown_statuses = _LIVE | {"archived"}
 
     def faded(it: MemoryItem) -> bool:
@@ -400,7 +407,7 @@ def _delta(
         and (p.include_inferred or is_user_stated(it))
         and mentioned(it, q.terms, q.text, p.forgetting)
     ]
-    taken = {it.id for it in (*new, *back)}
+    taken = {it.id for it in (*new, *back)} | shown_in_place
     data = [
         it
         for it in q.items
@@ -473,13 +480,19 @@ def plan_memory(
     delta_cap: int,
     p: FullParams,
     incidental_cap: int | None = None,
+    in_place: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
 ) -> MemoryPlan:
     """The working-memory block and its delta, reusing `layout` when it still holds.
 
     The layout is laid out again when it is missing, when an item on show is
     no longer current, when the block no longer fits its share, or when the
     new items do not fit the delta's share.
+
+    `in_place`: items earlier late sections show in place (`policies.placed`):
+    those of memory-delta notes (which hold only while the layout does) and
+    those of others; the delta leaves them out.
     """
+    in_delta_notes, in_other_notes = in_place
     by_id = {it.id: it for it in q.items}
     if layout is not None and any(
         by_id.get(i) is None or by_id[i].status not in _LIVE for i in layout.stable_ids
@@ -487,7 +500,7 @@ def plan_memory(
         layout = None
     if layout is not None:
         stable = _stable(layout, by_id, q, p)
-        delta, back, fits = _delta(layout, q, delta_cap, p)
+        delta, back, fits = _delta(layout, q, delta_cap, p, in_delta_notes | in_other_notes)
         if stable.tokens <= memory_cap and fits:
             candidates = _account(q, layout, delta, p)
             if back:
@@ -501,7 +514,7 @@ def plan_memory(
     incidental = memory_cap if incidental_cap is None else min(memory_cap, incidental_cap)
     layout, back = _rebuild(q, memory_cap, incidental, p)
     stable = _stable(layout, by_id, q, p)
-    delta, more, _ = _delta(layout, q, delta_cap, p)
+    delta, more, _ = _delta(layout, q, delta_cap, p, in_other_notes)
     candidates = _account(q, layout, delta, p)
     return MemoryPlan(stable, delta, candidates, layout, True, (*back, *more))
 
@@ -544,13 +557,17 @@ def plan_replay(
     cap: int,
     p: FullParams,
     count: TokenCounter,
+    shown_in_place: frozenset[str] = frozenset(),
 ) -> Generated:
     """Relevant rules and conflict notes, restated right before the current input.
 
     Conflict notes go first in priority (an ambiguous change must be raised
     with the user), replayed rules after them; both are shown in that order
-    too, closest to the input last.
+    too, closest to the input last. Rules an earlier late section still
+    shows in place (`shown_in_place`) were restated a few turns ago: left out.
     """
+    if shown_in_place:
+        items = [it for it in items if it.id not in shown_in_place]
     picks = pick_replay(items, query, limit=p.replay_max, threshold=p.replay_threshold)
     note_lines = [
         Line(str(i), text, count(text), (0, i, ""), "conflict")
@@ -626,6 +643,7 @@ def plan_recall(
     count: TokenCounter,
     stale: StaleFilter | None,
     turn_at: Callable[[int], Turn | None] | None = None,
+    quoted_in_place: Collection[int] = (),
 ) -> Generated:
     """Dated snippets of the recalled turns (best first until the share is full),
     shown in conversation order.
@@ -633,13 +651,17 @@ def plan_recall(
     `turn_at(ordinal)`: an older turn that may be shown, else None. With it, a
     recalled question brings the start of its reply, and a recalled answer
     the question before it (`policies.recall.companion`), placed right after
-    it in priority so the exchange is shown whole when it fits.
+    it in priority so the exchange is shown whole when it fits. Turns an
+    earlier late section still quotes in place (`quoted_in_place`) are not
+    quoted twice.
     """
     if not hits or cap <= 0:
         return nothing("recalled")
     quoted: set[str] = set()
     lines: list[Line] = []
-    reasons: dict[str, tuple[float, str]] = {}
+    reasons: dict[str, tuple[float, str]] = {
+        str(o): (0.0, "quoted in place by an earlier late section") for o in quoted_in_place
+    }
     budget = cap - count(RECALL_HEADER) - MESSAGE_OVERHEAD_TOKENS
     for rank, hit in enumerate(hits):
         if budget <= 0:

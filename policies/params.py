@@ -65,6 +65,11 @@ class _LayeredParams(_CacheParams):
     # prefix at that point on every request. "late" puts them after the recent
     # turns (next to the input), keeping the prefix: the default.
     recall_position: Literal["late", "before_recent"] = "late"
+    # Late sections stay where they went (`policies.placed`): forwarded again,
+    # byte-identical, while their turn is in the recent window, so the next
+    # prompt is this one plus new turns and new late sections. Off: every
+    # request lays them out anew next to its input.
+    keep_late_in_place: bool = True
     recall: RecallParams = RecallParams()
     summarizer: SummaryParams = SummaryParams()
 

@@ -286,6 +286,13 @@ class StaleFilter:
     def __bool__(self) -> bool:
         return bool(self._old or self._revoked_at)
 
+    @property
+    def fingerprint(self) -> int:
+        """Equal for two filters that treat every sentence alike: text cleaned
+        under one is still clean under the other (`PlacedNote.stale_key`)."""
+        revoked = frozenset((k, frozenset(v)) for k, v in self._revoked_at.items())
+        return hash((frozenset(self._old), revoked))
+
     def _withdraws(self, sentence: str, ordinal: int | None) -> bool:
         rules = self._revoked_at.get(ordinal) if ordinal is not None else None
         if not rules:

@@ -185,6 +185,36 @@ class AssembledContext:
     memory_layout: MemoryLayout | None = None
     # archived (or forgotten) items the current input mentioned: active again.
     repromoted_ids: tuple[str, ...] = ()
+    # Late sections to forward again in place on the next request (the ones
+    # this request kept in place, then its own new ones).
+    placed_notes: tuple[PlacedNote, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedNote:
+    """A late section as it was forwarded, kept in its place for later requests.
+
+    It went out right before turn `before` (the first turn of that request's
+    tail). While that turn is in the recent window, later requests forward
+    the note again, byte-identical, at the same place, and put only what is
+    new in their own late sections: the prompt grows by appending instead of
+    rewriting its end (DESIGN "Prompt caching"). It goes when its turn is
+    compacted, when the conversation is rewound or edited at that turn, or
+    when what it shows is no longer current.
+    """
+
+    section: str  # memory_delta | recalled | replay
+    before: int  # ordinal of the turn it precedes
+    anchor: int  # checksum of that turn's text: an edited turn is another turn
+    content: str
+    tokens: int
+    # The item lines it shows (memory_delta, replay): each must still read so.
+    item_lines: tuple[tuple[str, str], ...] = ()
+    # The turns it quotes (recalled), and the stale filter it was quoted under.
+    ordinals: tuple[int, ...] = ()
+    stale_key: int = 0
+    # The working-memory layout it extends (memory_delta): a rebuild folds it in.
+    layout_ordinal: int = -1
 
 
 # Graded forgetting (DESIGN "Memory items"): what an item may still occupy.

@@ -33,6 +33,8 @@ SECTION_COLOURS = {
     "summary": "cyan",
     "recalled": "bright_cyan",
     "recent": "green",
+    "in_place": "bright_green",  # earlier late sections, forwarded again where they went
+    "memory_delta": "bright_magenta",
     "replay": "yellow",
     "tail": "bright_red",
 }

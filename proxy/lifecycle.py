@@ -1,4 +1,5 @@
-"""Per-session lifecycle state: the rolling summary, the recall index, the memory layout.
+"""Per-session lifecycle state: the rolling summary, the recall index, the memory layout
+and the late sections kept in place.
 
 Runs under the session's ticket, like `MemoryState`. The summary is persisted
 (one `summaries` row per compaction chunk) and cached; the recall index and
@@ -25,7 +26,7 @@ from policies.base import SummarizationPolicy
 from policies.dates import DateLabels
 from policies.recall import RecallIndex
 from policies.summary import DatedTurn, render_chunks, summary_tokens, trim_chunks
-from policies.types import MemoryLayout, RecallHit, SummaryChunk, TokenCounter, Turn
+from policies.types import MemoryLayout, PlacedNote, RecallHit, SummaryChunk, TokenCounter, Turn
 from proxy.store.repo import SessionRow, Store
 
 
@@ -35,6 +36,10 @@ class SessionLayers:
     index: RecallIndex = field(default_factory=RecallIndex.for_conversation)
     labels: DateLabels = field(default_factory=DateLabels)
     layout: MemoryLayout | None = None
+    # The late sections the last request forwarded, to keep in place (like
+    # the layout, a cache-friendliness hint: losing them costs one rewrite
+    # of the prompt's end).
+    notes: tuple[PlacedNote, ...] = ()
 
     @property
     def upto(self) -> int:
@@ -46,6 +51,7 @@ class SessionLayers:
         self.index.truncate(ordinal)
         self.labels.truncate(ordinal)
         self.layout = None
+        self.notes = tuple(n for n in self.notes if n.before < ordinal)
 
     def dated(self, turns: Sequence[Turn]) -> list[DatedTurn]:
         return [DatedTurn(t, self.labels.get(t.ordinal)) for t in turns]

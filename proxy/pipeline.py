@@ -465,6 +465,7 @@ class Pipeline:
             )
             if managed.memory_layout is not None:
                 layers.layout = managed.memory_layout
+            layers.notes = managed.placed_notes
             if rebuilt and self.store.shared:
                 # Several replicas: the next request may be served by another one.
                 await self.store.save_layout(resolution.session.id, layers.layout)
@@ -507,6 +508,7 @@ class Pipeline:
                 summary_upto=layers.upto if layers else 0,
                 recalled=recalled,
                 memory_layout=layers.layout if layers else None,
+                placed_notes=layers.notes if layers else (),
             )
         )
         if background is None:
