@@ -352,7 +352,9 @@ REVOKE = Lexicon(
     r"|\bforget (?:about )?(?:the |those |these |all )?[\w-]+(?: [\w-]+)?"
     r"(?= *(?:[,.;!]|$| entirely| altogether| completely| for now))",
     r"不用再|不要再|别再|不再|不必再|无需再|取消|作废|算了(?!一?下|算|一遍)|撤销|撤回|就别[^，。；,;]{0,10}了"
-    r"|不用[^，。；,;]{0,12}了|不需要[^，。；,;]{0,10}了|不必[^，。；,;]{0,10}了|别[^，。；,;]{0,8}了"
+    # A Latin word counts as one character here: "不用每次都列checklist了".
+    r"|不用(?:[A-Za-z]+|[^，。；,;A-Za-z]){0,12}了|不需要(?:[A-Za-z]+|[^，。；,;A-Za-z]){0,10}了"
+    r"|不必(?:[A-Za-z]+|[^，。；,;A-Za-z]){0,10}了|别[^，。；,;]{0,8}了"
     r"|去掉(?:这条|那条|这个要求)|忽略(?:之前|刚才|前面)|(?:就|可以|也)免了|去掉吧|省掉|不要了"
     # A ban lifted outright: "感叹号随便用吧", "emoji随便加".
     r"|随便(?:用|加|写|放|带)(?![^，。；]{0,3}[吗么？?])",
@@ -677,10 +679,24 @@ _PEER_ADVICE = Lexicon(
 )
 
 
+# "我同事去年把她的猫寄养了两周…", "A friend of mine once did a 10-day cruise…": what
+# happened to someone else, told as a story; its values are theirs, not the plan's.
+_ANECDOTE = Lexicon(
+    r"^(?:(?:my|our|a) (?:\w+ )?(?:co-?workers?|colleagues?|friends?|neighbou?rs?|cousins?"
+    r"|sisters?|brothers?|aunts?|uncles?|roommates?|classmates?)|a friend of (?:mine|ours))"
+    r"\b[^.;!?]{0,30}?\b(?:last (?:year|month|summer|winter|spring|autumn|fall|time)|once"
+    r"|\w+ years? ago|back in|used to)\b",
+    r"^(?:我)?(?:的)?(?:同事|朋友|邻居|同学|室友|亲戚|表姐|表哥|表妹|表弟|堂姐|堂哥|姐姐|哥哥|妹妹|弟弟)"
+    r"[^，。；我]{0,8}?(?:去年|前年|上次|以前|之前|上个月|那年|当年|有一次)",
+)
+
+
 def _reported(text: str) -> bool:
     # "Price: they quoted $196,000" reports as much as "They quoted…".
     body = _PREAMBLE.sub("", text, count=1)
     if _PEER_ADVICE.search(text) or _PEER_ADVICE.search(body):
+        return True
+    if _ANECDOTE.search(text):
         return True
     if not (REPORTED.search(text) or REPORTED.search(body)):
         return False

@@ -238,7 +238,11 @@ _ANTONYMS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
     (re.compile(a, re.IGNORECASE), re.compile(b, re.IGNORECASE))
     for a, b in (
         (r"\bpublic\b", r"\binternal|\bprivate\b"),
-        (r"\bformal\b", r"\bplain\b|\bcasual\b|\binformal\b"),
+        (
+            r"\bformal(?:ly)?\b|\bofficial\b",
+            r"\bplain\b|\bcasual(?:ly)?\b|\binformal(?:ly)?\b|\bchatty\b|\bconversational\b"
+            r"|\bcolloquial\b|\brelaxed\b|\blaid-back\b",
+        ),
         (r"\bshort\b|\bbrief\b|\bconcise\b", r"\blong\b|\bdetailed\b|\bin depth\b"),
         (
             r"\benglish\b|英文|英语",
@@ -251,7 +255,7 @@ _ANTONYMS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
         (r"表格|画表|列表", r"文字|段落"),
         (r"详细|详尽|展开", r"简单|简短|简洁|短一?点|短一些|尽量短"),
         (r"中文|汉语|\bchinese\b", r"日文|日语|\bjapanese\b"),
-        (r"正式", r"口语|随意|简单"),
+        (r"正式|书面", r"口语|随意|简单|轻松|随性|接地气|大白话|聊天"),
         (r"公开", r"内部|私下"),
     )
 )

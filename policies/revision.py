@@ -88,6 +88,13 @@ _POSITIVE = re.compile(
     re.IGNORECASE,
 )
 
+# "…就行", "… is fine", "… instead": the new choice is enough, the old one is not wanted.
+_ENOUGH = re.compile(
+    r"就行|就好|就可以|即可|也行|也可以|也没关系|\binstead\b|\brather\b"
+    r"|\b(?:is|are|'s) (?:fine|enough|ok|okay|good enough)\b|\bwill do\b",
+    re.IGNORECASE,
+)
+
 EXPLICIT_MIN = 0.15
 IMPLICIT_MIN = 0.25
 CONFLICT_MIN = 0.2
@@ -131,7 +138,7 @@ class Resolver:
                 if v.kind == "title":  # a rename shares the title's start, not a word
                     self.index.setdefault(_title_key(v), set()).add(it.id)
         self.idf = Idf.from_counts({t: len(ids) for t, ids in self.index.items()}, len(self.live))
-        self.message_bag = weighted_terms(self.message)
+        self.message_bag = weighted_terms(_IDIOMS.sub(" ", self.message))
 
     def _slot_related(self, st: Statement) -> set[str]:
         slot = named_slot(st.text)
@@ -278,7 +285,15 @@ class Resolver:
             # word names the rule as well as the word itself.
             or (it.type == "directive" and same_side(_revoked_text(st), it.value))
         ]  # fmt: skip
-        target, score = self._best(st, pool, with_message=True)
+        # "Drop the formal register", "别那么正式了": the cue names a side of an
+        # antonym pair, and the one rule taking that side is what goes, however
+        # little else of it the message repeats.
+        sided = [it for it in pool if same_side(_revoked_text(st), it.value)]
+        target: MemoryItem | None
+        if len(sided) == 1:
+            target, score = sided[0], REVOKE_MIN
+        else:
+            target, score = self._best(st, pool, with_message=True)
         named = target is not None and score >= REVOKE_MIN
         if not named:
             # "The 200-word limit is off": the rule capping words, however it was worded.
@@ -748,6 +763,13 @@ class Resolver:
         target = self._same_slot_opposite(st, pool) or self._lexical_conflict(st, pool)
         if target is None:
             return False
+        if opposed(st.text, target.value) and _ENOUGH.search(st.text):
+            # "口语化一点就行" after "用书面语", "casual is fine, no need for the formal
+            # tone" after "write formally": the opposite choice, said as what will do now,
+            # replaces the rule. Said bare ("以后回答详细一点" after "回答要简短") it may be
+            # a slip or a one-off: kept as a conflict to confirm.
+            self._supersede(target, st, st.text, st.type)
+            return True
         item = self._new_item(st, st.text, st.type)
         note = (
             f'The user said "{shorten(st.text, 60)}", which may contradict the earlier rule '

@@ -7,11 +7,12 @@ about. Word overlap cannot link them, yet a reader does: the sentence says
 it adjusts the plan, and the conversation holds one value of that kind.
 
 So: when a sentence marks itself as an adjustment (a consequence: "then",
-"那就…"; a total: "一共", "in total"; a change word; or it quotes the old
-value itself) and exactly one live user item holds a rival value (same kind
-and unit, another number, of a comparable size), that item is what it
-revises. With two or more rivals ("3 nights in Kyoto", "2 nights in Osaka")
-nothing is decided here: the words must say which.
+"那就…"; a total: "一共", "in total"; a figure given as settled: "confirmed",
+"确定"; a change word; or it quotes the old value itself) and exactly one
+live user item holds a rival value (same kind and unit, another number, of a
+comparable size), that item is what it revises. With two or more rivals
+("3 nights in Kyoto", "2 nights in Osaka") nothing is decided here: the words
+must say which.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from policies.values import Value, extract_values, numeric_closeness, value_sign
 CONSEQUENCE = Lexicon(
     r"\bthen[.!]?$|(?:^|[,;:] ?)so (?:let'?s|we'?ll|we will|we should|please|make it|book|plan)\b"
     r"|\blet'?s\b[^.;!?]{0,60}\bthen\b",
-    r"那就|那我们就|那咱们就|那么就|那就按|就按[^，。；]{0,12}(?:来|吧)",
+    r"那就|那我们就|那咱们就|那么就|那就按|就按[^，。；]{0,12}(?:来|吧)"
+    # "那我6月25号晚上就送过去吧": the new value between the subject and 就.
+    r"|那(?:我|我们|咱们|咱)[^，。；！？]{1,12}?就",
 )
 # "一共要五十二本", "sixty-one in total": a count restated as the whole.
 TOTAL = Lexicon(
@@ -37,6 +40,16 @@ TOTAL = Lexicon(
     # "算下来…四十天", "正好十期": a count worked out from the plan.
     r"一共|总共|总计|合计|加起来|总数|总人数|算下来|正好(?=[一二两三四五六七八九十百\d])",
 )
+# "RSVPs closed at ninety-eight", "fourteen trainees confirmed", "seats fourteen, so
+# that's our number", "确定来三十五位", "最终定了12个": a figure given as settled,
+# the count the plan now uses (not "not confirmed yet", "还不确定").
+SETTLED = Lexicon(
+    r"(?<!not )(?<!un)\bconfirmed\b(?! yet)|\bclosed at\b"
+    r"|\bfinal (?:count|number|tally|headcount)\b"
+    r"|\bthat'?s (?:our|the|my) (?:new )?(?:number|figure|count|headcount|total)\b"
+    r"|(?:^|[,;:—–-] ?)so that'?s (?:what|the number|the figure)\b",
+    r"(?<![不没未])(?:确定|确认)(?!了吗|吗|没|不)|最终|敲定|定下来|落实了|截止(?:时|到)?[^，。]{0,6}(?:共|有)",
+)
 # A rival must be close enough to be the same setting adjusted (10月11号 → 10月18号,
 # 45 → 52 copies), not a value of another scale.
 _CLOSE = 0.5
@@ -44,7 +57,9 @@ _CLOSE = 0.5
 
 def marks_adjustment(text: str, change: int) -> bool:
     """Does the sentence say it adjusts the plan: a consequence, a total, a change cue?"""
-    return change >= 1 or bool(CONSEQUENCE.search(text) or TOTAL.search(text))
+    return change >= 1 or bool(
+        CONSEQUENCE.search(text) or TOTAL.search(text) or SETTLED.search(text)
+    )
 
 
 def precise_values(values: Sequence[Value]) -> list[Value]:
@@ -81,8 +96,8 @@ def sole_rival_pair(
     it, unless it says the plan follows from news ("…灯光节，那就按18号").
     """
     found: list[tuple[MemoryItem, Value, Value]] = []
-    new = precise_values(values)
-    for nv in new:
+    precise = precise_values(values)
+    for nv in _totalled(text, precise):
         holders = []
         for it in items:
             olds = [ov for ov in extract_values(it.value) if _rivals(nv, ov)]
@@ -95,7 +110,7 @@ def sole_rival_pair(
         if ov.number == nv.number or numeric_closeness(nv, ov) < _CLOSE:
             continue
         old = value_signature(ov)
-        others = {value_signature(v) for v in new if same_slot(v, nv)} - {old}
+        others = {value_signature(v) for v in precise if same_slot(v, nv)} - {old}
         if len(others) > 1:
             continue  # a breakdown, not one new value
         restated = any(value_signature(v) == old for v in values)
@@ -109,11 +124,25 @@ def sole_rival_pair(
     return item, ((nv, ov) if one_old else None)
 
 
+def _totalled(text: str, values: list[Value]) -> list[Value]:
+    """The value a total marker is attached to ("算下来…一共四十天", "sixty-one in total"),
+    when it is: "8月3号落地，一共四十天" restates the length, not the date beside it."""
+    marks = [
+        m.span() for pattern in (TOTAL.en, TOTAL.zh) if pattern is not None
+        for m in pattern.finditer(text)
+    ]  # fmt: skip
+    near = [
+        v for v in values
+        if any(0 <= v.start - end <= 4 or 0 <= start - v.end <= 2 for start, end in marks)
+    ]  # fmt: skip
+    return near or values
+
+
 _GENERIC_UNITS = frozenset({"", "个", "time", "?"})
 # "around 1.8k" after "$2,000 for everything" and "a deposit of $530": an amount
 # adjusted stays near its old size, so a rival within this ratio wins over rivals
 # at least `_FAR` times away. Dates are all "near" one another: never decided so.
-_NEAR, _FAR = 1.25, 2.0
+_NEAR, _FAR, _APART = 1.25, 2.0, 10.0
 
 
 def _nearest_by_far(
@@ -130,7 +159,12 @@ def _nearest_by_far(
         ((min(ratio(ov) for ov in olds), it, olds) for it, olds in holders), key=lambda x: x[0]
     )
     (best, it, olds), rest = ranked[0], ranked[1:]
-    if best <= _NEAR and all(r >= _FAR for r, _, _ in rest) and len(olds) == 1:
+    if len(olds) == 1 and (
+        (best <= _NEAR and all(r >= _FAR for r, _, _ in rest))
+        # "five grand" after "raise $3,000" and "$30 a ticket": within a factor of two,
+        # the others an order of magnitude away.
+        or (best <= _FAR and all(r >= _APART for r, _, _ in rest))
+    ):
         return [(it, olds)]
     return holders
 

@@ -29,6 +29,10 @@ REVISABLE_KINDS = frozenset(
 )
 
 
+# Lengths of time, in the one unit each is compared in (`values._as_duration`).
+_DURATIONS = frozenset({"day", "minute"})
+
+
 def same_slot(a: Value, b: Value) -> bool:
     """Can `b` be an earlier version of `a`? Same kind, compatible unit.
 
@@ -45,6 +49,8 @@ def same_slot(a: Value, b: Value) -> bool:
         return a.kind != b.kind or bound_side(a) == bound_side(b) or not measure(a)
     if a.kind != b.kind:
         return False
+    if a.unit in _DURATIONS and a.unit == b.unit and numeric_closeness(a, b) == 0:
+        return False  # "培训两天" is no version of "寄养5周": lengths of time apart in kind
     if a.kind == "percent":
         return a.unit == b.unit or "" in (a.unit, b.unit)  # "5.9%" revises "6.9% APR"
     return a.unit == b.unit or bool({a.unit, b.unit} & {"?", "个", "time"})
@@ -56,10 +62,12 @@ def comparable(values: Sequence[Value]) -> bool:
 
 def same_unit_change(new: Sequence[Value], old: Sequence[Value]) -> bool:
     """A changed value with the very same named unit ("nights", "人", "python", an
-    interest rate). Not a currency: "$5 for gas" is not the same thing as "$150"."""
+    interest rate). Not a currency: "$5 for gas" is not the same thing as "$150"; nor
+    an order of magnitude apart: "晚一周" is no revision of "合同三年"."""
     return any(
         nv.unit.isalpha() and nv.unit == ov.unit and nv.kind == ov.kind and nv.kind != "money"
         and nv.number is not None and nv.number != ov.number
+        and numeric_closeness(nv, ov) > 0
         for nv in new for ov in old
     )  # fmt: skip
 

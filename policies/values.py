@@ -81,7 +81,25 @@ _EN_UNITS = {
     "gpus": "gpu", "cores": "core", "workers": "worker", "replicas": "replica",
     "licenses": "license", "licences": "license", "sessions": "session",
     "mbps": "mbps", "gbps": "mbps", "gigabit": "mbps", "megabit": "mbps",
+    "fortnight": "fortnight", "fortnights": "fortnight",
+    # People counted under another name are still a headcount: "up to 18 volunteers"
+    # and "fourteen trainees" count the same cohort.
+    "volunteers": "person", "trainees": "person", "students": "person",
+    "pupils": "person", "attendees": "person", "participants": "person",
+    "members": "person", "testers": "person", "players": "person", "singers": "person",
+    "tutors": "person", "learners": "person", "campers": "person", "runners": "person",
+    "employees": "person", "staff": "person", "visitors": "person", "children": "person",
+    "diners": "person", "delegates": "person", "recruits": "person", "hires": "person",
 }  # fmt: skip
+# Durations in one measure, so that "ten days" revises "two weeks" and "三周"
+# revises "一个月": the unit a length of time is written in is no part of the slot.
+# Nights stay apart (a stay counted in nights is its own setting), so do
+# hours and minutes (a length of a day, not of a plan).
+_DAYS_PER = {
+    "day": 1, "天": 1, "week": 7, "周": 7, "星期": 7, "fortnight": 14, "month": 30,
+    "个月": 30, "year": 365, "年": 365,
+}  # fmt: skip
+_MINUTES_PER = {"minute": 1, "分钟": 1, "hour": 60, "小时": 60}
 # A connection speed, however written ("500 Mbps", "1 Gbps", "a gig symmetrical",
 # "gigabit fibre"): one measure, in Mbps, so that a new speed revises the old one.
 _DATA_RATE = re.compile(r"\b(?:(?:mbps|gbps|gigabit|megabit)s?|mbit/s|gbit/s|gig)(?![\w/])", re.I)
@@ -160,7 +178,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"(?<![A-Za-z])(?:python|node(?:js)?|java|go|ruby|php|rust|ios|android|windows|macos|ubuntu"
             r"|debian|postgres(?:ql)?|mysql|redis|django|react|vue|angular|spring|kotlin|swift"
-            r"|gcc|clang|cuda|version|release|v)\s*v?\d+(?:\.\d+)?(?![0-9.A-Za-z])",
+            r"|gcc|clang|cuda|version|release|v)\s*v?\d+(?:\.\d+)?(?![0-9.A-Za-z])"
+            # "sessions can go 4 hours": a verb before a length of time, not Go 4.
+            rf"(?!\s?(?:{_EN_UNIT_ALT})\b)",
             re.IGNORECASE,
         ),
     ),
@@ -296,10 +316,13 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "qty",
         re.compile(
-            rf"(?:{_NUM}|{_EN_WORD_NUM})(?:-| )(?:{_EN_UNIT_ALT})\b"
+            rf"(?:{_NUM}|{_EN_WORD_NUM})(?:-| )(?:{_EN_UNIT_ALT})\b(?!['’]s\b)"
             rf"|(?:{_NUM}|(?!一(?:{_ZH_UNITS}))(?:{_ZH_NUM}))\s?(?:{_ZH_UNITS})"
             rf"|\b(?:{_NUM}) (?:or more |or fewer |or less )?(?:times|runs|items)\b"
             r"|\d+\s?个(?!月|小时|人)|半(?:片|粒|勺|杯|碗|袋|包|颗|支|瓶)"
+            # "寄养一个月": one month as a length of time (not "每一个月", "下一周", a shift:
+            # "晚一周", "推迟一周", nor a rate: "一个月3000").
+            r"|(?<![每隔下上这本第前头整晚早迟后])一(?:个月|个星期|周)(?![一二两三四五六七八九十\d次内左])"
             # Any counted plural noun ("four players", "40 features"): the noun is the unit.
             rf"|\b(?:{_NUM}|{_EN_WORD_NUM}) (?:more |extra |new |other )?(?!{_MONTHS}\b|of\b|or\b"
             r"|and\b|times\b|years? old\b)[a-z]{3,}s\b",
@@ -521,6 +544,32 @@ _CURRENCY_MARK = re.compile(
 CURRENCIES = frozenset({"usd", "eur", "jpy", "gbp", "cny", "?"})
 
 
+def _as_duration(
+    kind: str, unit: str, number: float | None, raw: str, before: str, after: str
+) -> tuple[str, float | None]:
+    """A length of time in days ("5周" is 35 days) or in minutes ("2 hours" is 120):
+    the (unit, number) a revision in another unit can be compared with. A bound keeps
+    its side ("below:周" becomes "below:day"). Not an age ("3周岁"), a calendar year
+    ("2024年"), a day counted in order ("第二天"), nor a stretch of time pointed at
+    ("这两周", "最近三天"), nor a shift ("晚两周", "推迟三天", "two weeks later"): none of
+    them is how long something lasts."""
+    if kind not in ("qty", "bound") or number is None:
+        return unit, number
+    side, _, measure = unit.rpartition(":")
+    prefix = f"{side}:" if side else ""
+    if after.startswith("岁") or before in ("第", "这", "那", "近", "晚", "早", "迟", "后", "前"):
+        return unit, number
+    if re.match(r"\s(?:later|earlier|sooner|before|after|ahead|ago|behind)\b", after, re.I):
+        return unit, number
+    if measure in ("year", "年") and (number >= 100 or "月" in raw):
+        return unit, number
+    if measure in _DAYS_PER:
+        return f"{prefix}day", number * _DAYS_PER[measure]
+    if measure in _MINUTES_PER:
+        return f"{prefix}minute", number * _MINUTES_PER[measure]
+    return unit, number
+
+
 def _bound_measure(text: str) -> str:
     """What a threshold bounds: a currency, "%", or the counted unit ("minute", "字")."""
     if _CURRENCY_MARK.search(text):
@@ -650,6 +699,9 @@ def extract_values(text: str) -> tuple[Value, ...]:
                 unit = _percent_unit(text[max(0, start - 40) : end + 12], raw)
             else:
                 unit = _unit(kind, raw)
+            unit, number = _as_duration(
+                kind, unit, number, raw, text[max(0, start - 1) : start], text[end : end + 10]
+            )
             found.append(Value(kind, unit, raw, number, start, end))
             spans.append((m.start(), m.end()))
     return tuple(sorted(found, key=lambda v: v.start))

@@ -355,3 +355,199 @@ def test_zh_word_count_is_a_measure_and_is_revised() -> None:
     )
     assert has(items, "250词")
     assert not has(items, "300词")
+
+
+# -- a length of time revised in another unit ------------------------------------------
+
+
+def test_a_length_of_time_is_compared_in_days_or_minutes() -> None:
+    def one(text: str) -> tuple[str, float | None]:
+        (v,) = [v for v in extract_values(text) if v.kind in ("qty", "bound")]
+        return v.unit, v.number
+
+    assert one("a stay of 5周") == one("a stay of 35天") == ("day", 35.0)
+    assert one("off for two weeks") == ("day", 14.0)
+    assert one("寄养一个月") == ("day", 30.0)
+    assert one("at most 2 hours") == ("below:minute", 120.0)
+    assert value_signature(extract_values("两周")[0]) == value_signature(extract_values("14天")[0])
+
+
+def test_look_alikes_of_a_length_of_time_keep_their_unit() -> None:
+    # an age, an ordinal day, a stretch pointed at, a shift, a rate, a year
+    for text in ("女儿3周岁了", "第二天下午到货", "这两周排班排不过来", "开了三年了，2024年搬过来"):
+        assert all(v.unit != "day" or text.startswith("开了") for v in extract_values(text))
+    assert [v.text for v in extract_values("2024年") if v.unit == "day"] == []
+    assert not [v for v in extract_values("航班改签，晚一周出发") if v.kind == "qty"]
+    assert not [v for v in extract_values("房租一个月3000块") if v.kind == "qty"]
+    assert [v.unit for v in extract_values("3 nights") if v.kind == "qty"] == ["night"]
+
+
+def test_en_weeks_revised_as_days() -> None:
+    items = fold(
+        "We'll be away for two weeks in August, leaving on the 3rd.",
+        "Work only lets me off for ten days in the end, so plan the trip for ten days.",
+    )
+    assert has(items, "ten days")
+    assert not stale_live(items, "two weeks", "ten days")
+
+
+def test_zh_a_month_revised_as_weeks() -> None:
+    items = fold(
+        "猫咪的寄养计划一个月，6月28号送过去。",
+        "机票定了，算下来一共三周。",
+        zh=True,
+    )
+    assert has(items, "一共三周")
+    assert not stale_live(items, "一个月", "三周")
+    assert has(items, "6月28号")  # the drop-off date beside it is not revised
+
+
+def test_a_length_of_time_does_not_revise_another_measure() -> None:
+    en = fold(
+        "We'll be away for two weeks in August.",
+        "The flight itself takes ten hours, so plan a quiet first day.",
+    )
+    assert has(en, "two weeks")
+    zh = fold(
+        "老公被公司调到慕尼黑总部工作，合同三年。",
+        "机票改签了，我们全家换成10月27号的航班，晚两周。",
+        zh=True,
+    )
+    assert has(zh, "合同三年")  # a shift of two weeks is no length of the contract
+
+
+def test_a_friends_story_does_not_revise_the_plan() -> None:
+    zh = fold(
+        "这次寄养计划5周，6月28号送过去。",
+        "我同事去年把她的猫放在宠物店寄养了两周，回来以后应激了。",
+        zh=True,
+    )
+    assert has(zh, "寄养计划5周")
+    en = fold(
+        "We're planning two weeks in Portugal in September.",
+        "A friend of mine did ten days there last year and said it was plenty.",
+    )
+    assert has(en, "two weeks in Portugal")
+
+
+# -- a headcount restated with another noun or as a settled figure ----------------------
+
+
+def test_people_counted_under_another_name_are_one_headcount() -> None:
+    units = {v.unit for t in ("18 volunteers", "fourteen trainees", "10 staff")
+             for v in extract_values(t)}  # fmt: skip
+    assert units == {"person"}
+    # a possessive is no headcount: "400 children's books" counts books
+    assert not [
+        v for v in extract_values("a donation of 400 children's books") if v.unit == "person"
+    ]
+
+
+def test_en_a_cap_on_volunteers_revised_by_a_settled_count_of_trainees() -> None:
+    items = fold(
+        "The new tutor cohort is up to 18 volunteers, with sessions on Saturday mornings.",
+        "Keep each reply under 200 words too.",
+        "The church hall seats fourteen trainees with tables for pairs, so that's our number.",
+    )
+    assert has(items, "fourteen trainees")
+    assert not stale_live(items, "18 volunteers", "fourteen")
+    assert has(items, "under 200 words")
+
+
+def test_zh_a_rough_headcount_revised_by_a_confirmed_one() -> None:
+    items = fold(
+        "我们公司年会大概40人参加，场地定在西湖边。",
+        "预算每人不超过200元。",
+        "报名截止了，确定来三十五位。",
+        zh=True,
+    )
+    assert has(items, "三十五位")
+    assert not stale_live(items, "40人", "三十五位")
+    assert has(items, "不超过200元")
+
+
+def test_an_unsettled_or_other_count_revises_no_headcount() -> None:
+    zh = fold(
+        "我们公司年会大概40人参加，场地定在西湖边。", "报名还不确定，可能三十五位左右吧。", zh=True
+    )
+    assert has(zh, "大概40人")
+    zh = fold("我们公司年会大概40人参加，场地定在西湖边。", "纪念册确定印35本。", zh=True)
+    assert has(zh, "大概40人")
+    en = fold(
+        "We're expecting about 120 guests at the reception.",
+        "The florist confirmed 14 centrepieces for the tables.",
+    )
+    assert has(en, "120 guests")
+
+
+def test_an_amount_in_reach_is_the_sole_rival_when_others_are_far() -> None:
+    items = fold(
+        "Our goal is to raise $3,000 for the food bank.",
+        "Helen thinks we should charge $30 a ticket.",
+        "The food bank's shortfall is five grand, so that's the number we're going after.",
+    )
+    assert has(items, "five grand")
+    assert not stale_live(items, "$3,000", "five grand")
+
+
+# -- a rule replaced by naming its opposite ---------------------------------------------
+
+
+def test_en_dropping_one_side_of_a_register_replaces_the_rule_that_took_it() -> None:
+    items = fold(
+        "Standing rule: keep all public-facing copy strictly formal, it goes in the newsletter.",
+        "The food bank wants its charity number on every ticket and flyer.",
+        "Drop the formal register — for everything public I want it warm and chatty. "
+        "Redo the ticket section that way.",
+    )
+    assert has(items, "warm and chatty")
+    assert not has(items, "strictly formal")
+    assert has(items, "charity number on every ticket")
+
+
+def test_the_opposite_choice_said_as_enough_replaces_the_rule() -> None:
+    zh = fold("以后给客户写邮件都用书面语。", "给客户的邮件口语化一点就行，别太端着。", zh=True)
+    assert has(zh, "口语化一点就行")
+    assert not has(zh, "都用书面语")
+    en = fold(
+        "Always write my emails to the landlord formally.",
+        "For the landlord emails, casual is fine from now on.",
+    )
+    assert has(en, "casual is fine")
+    assert not has(en, "landlord formally")
+
+
+def test_the_opposite_said_bare_stays_a_conflict_to_confirm() -> None:
+    items = fold("以后给客户写邮件都用书面语。", "以后给客户的邮件写得口语化一些。", zh=True)
+    old = next(it for it in items if "书面语" in it.value)
+    assert old.status == "pending"
+    # an opposite word about something else is no replacement
+    en = fold(
+        "Always write my emails to the landlord formally.",
+        "The plumber is a casual guy, he's coming on Tuesday.",
+    )
+    assert has(en, "landlord formally")
+
+
+def test_zh_a_revocation_holding_a_latin_word_revokes_the_rule() -> None:
+    items = fold(
+        "你以后每次回复最后都给我列个checklist，我怕漏东西。",
+        "以后不用每次都列checklist了，太长了，你正常回就好。",
+        zh=True,
+    )
+    assert not has(items, "都给我列个checklist")
+
+
+# -- a third party's news relayed by the user -------------------------------------------
+
+
+def test_news_relayed_from_someone_else_revises_the_plan() -> None:
+    en = fold(
+        "The report deadline is Wednesday, I'd like a first draft by Monday.",
+        "My boss says the deadline is now Friday.",
+    )
+    assert has(en, "now Friday")
+    assert not stale_live(en, "deadline is Wednesday", "Friday")
+    zh = fold("租房的押金是一个月房租，合同签一年。", "房东说押金改成两个月。", zh=True)
+    assert has(zh, "押金改成两个月")
+    assert not stale_live(zh, "押金是一个月房租", "两个月")
