@@ -597,17 +597,25 @@ def _layered_once(
     # which go with the turn they precede.
     with_notes = [0] * len(groups)
     from_reserve: dict[int, int] = {}
+    left = reserve
     for n in notes:
         if n.section == "recalled":
-            from_reserve[id(n)] = min(reserve, n.tokens)
-            reserve -= from_reserve[id(n)]
+            from_reserve[id(n)] = min(left, n.tokens)
+            left -= from_reserve[id(n)]
         with_notes[opens[n.before]] += n.tokens - from_reserve.get(id(n), 0)
     over = _over_high_water(groups, with_notes, room - reserve, p)
-    if 0 < over <= sum(with_notes):
+
+    def frees(note: PlacedNote) -> int:
+        """Room dropping `note` frees. Not a memory-delta note's: its items
+        would only be shown again in this request's delta."""
+        if note.section == "memory_delta":
+            return 0
+        return note.tokens - from_reserve.get(id(note), 0)
+
+    if 0 < over <= sum(frees(n) for n in notes):
         # Dropping the newest notes keeps the prompt up to them; compacting
         # would rewrite it from the summary on.
-        dropped = _newest(notes, over, lambda n: n.tokens - from_reserve.get(id(n), 0))
-        return None, [], [], [*lost, *dropped]
+        return None, [], [], [*lost, *_newest(notes, over, frees)]
     window, compact = _recent_window(inp, groups, room - reserve, p, with_notes)
     kept = {groups[i][0].ordinal for i in window.kept}
     lost += [n for n in notes if n.before not in kept]

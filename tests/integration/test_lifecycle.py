@@ -67,7 +67,8 @@ async def test_compaction_is_stepwise_and_prompts_grow_between_compactions(proxy
         if life.get("compactions") or life.get("memory_layout") != "kept":
             continue
         before, now = prev["record"]["forwarded"], cur["record"]["forwarded"]
-        same = next((i for i, (a, b) in enumerate(zip(before, now)) if a != b), len(before))
+        pairs = enumerate(zip(before, now, strict=False))
+        same = next((i for i, (a, b) in pairs if a != b), len(before))
         assert cur["prefix_share"] >= prefix_share(before[:same], now, TokenCounter()) - 1e-9
         # Late sections stay where they went (policies.placed); where they no
         # longer fit with the new turns, the last of them go, and nothing else:

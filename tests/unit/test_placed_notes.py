@@ -13,6 +13,7 @@ from typing import Any
 from policies.assembly import (
     DELTA_HEADER,
     RECALL_HEADER,
+    REPLAY_HEADER,
     AssemblyInput,
     FullAssembler,
     SummaryBufferAssembler,
@@ -22,7 +23,6 @@ from policies.placed import turn_checksum
 from policies.types import AssembledContext, MemoryItem, PlacedNote, RecallHit
 from tests.unit.test_assembly import check_structure, count, msg
 from tests.unit.test_lifecycle_assembly import compact, item, make
-
 
 BUDGET = 1000  # the conversation outgrows it from round 15 on
 
@@ -51,6 +51,7 @@ class Session:
         self.layout: Any = None
         self.notes: tuple[PlacedNote, ...] = ()
         self.compacted = False
+        self.last: AssembledContext | None = None
 
     def ask(
         self,
@@ -69,6 +70,7 @@ class Session:
         if ctx.memory_layout is not None:
             self.layout = ctx.memory_layout
         self.notes = ctx.placed_notes
+        self.last = ctx
         return ctx
 
     def _input(
@@ -161,7 +163,8 @@ def test_a_note_before_an_edited_turn_is_not_forwarded() -> None:
     in_place = [c.ref for c in ctx.candidates if c.section == "in_place"]
     assert not any(ref.endswith(f"@{note.before}") for ref in in_place)
     assert "Bed 16 must stay free" in "\n".join(generated(ctx))  # shown anew, late
-    assert ctx.placed_notes and all(n.before == len(edited) - 1 for n in ctx.placed_notes)
+    assert ctx.placed_notes
+    assert all(n.before == len(edited) - 1 for n in ctx.placed_notes)
     # The edited conversation goes on: its own notes stay in place.
     going_on = [*edited, msg("assistant", "Beans, then."), msg("user", "And the compost?")]
     after = session.ask(going_on, rules_until(17))
@@ -196,7 +199,8 @@ def test_a_recalled_turn_stays_in_place_while_the_input_still_recalls_it() -> No
     msgs = asking(17)
     session.ask(msgs, [], [_hit(msgs, 3)])
     quoted = [n for n in session.notes if n.section == "recalled"]
-    assert quoted and 3 in quoted[0].ordinals
+    assert quoted
+    assert 3 in quoted[0].ordinals
     # The next input recalls turn 3 again (and turn 5): 3 is not quoted twice.
     msgs = asking(18)
     ctx = session.ask(msgs, [], [_hit(msgs, 3), _hit(msgs, 5)])
@@ -211,39 +215,37 @@ def test_a_recalled_turn_stays_in_place_while_the_input_still_recalls_it() -> No
     assert any(msgs[7]["content"][:30] in t for t in generated(ctx))
 
 
-def test_notes_over_the_high_water_mark_go_newest_first_before_any_compaction() -> None:
+def test_notes_over_the_high_water_mark_go_last_first_before_any_compaction() -> None:
     session = Session(BUDGET)
+    session.ask(asking(15), rules_until(15))
     session.ask(asking(16), rules_until(16))
-    ctx = session.ask(asking(17), rules_until(17))
-    assert ctx.compact_upto is None
-    nxt = make(asking(18), BUDGET, items=rules_until(17))
-    before = nxt.tail[0].ordinal  # not history yet: a note must precede a history turn
-    # A large recalled section placed before the previous input, as if it had
-    # filled the room: with the new turns it is over the high-water mark.
-    prev_input = make(asking(17), BUDGET).tail[0]
+    assert any(n.section == "memory_delta" for n in session.notes)
+    prev_input = make(asking(16), BUDGET).tail[0]
+    # A large section placed last, before the previous input: with the new
+    # turns it is over the high-water mark.
+    content = REPLAY_HEADER + "\n- " + "keep the plot map handy " * 40
     big = PlacedNote(
-        section="recalled",
+        section="replay",
         before=prev_input.ordinal,
         anchor=turn_checksum(prev_input),
-        content=RECALL_HEADER + "\n" + "user: " + "the plot map " * 60,
-        tokens=count(RECALL_HEADER + "\n" + "user: " + "the plot map " * 60) + 4,
-        ordinals=(1,),
+        content=content,
+        tokens=count(content) + 4,
     )
-    assert before > big.before
     inp = replace(
-        nxt,
+        make(asking(17), BUDGET, items=rules_until(16)),
         summary_chunks=session.chunks,
-        summary_upto=session.chunks[-1].upto if session.chunks else 0,
+        summary_upto=session.chunks[-1].upto,
         memory_layout=session.layout,
         placed_notes=(*session.notes, big),
-        recalled=[_hit(asking(18), 1)],
     )
     out = FullAssembler().assemble(inp)
     check_structure(out, inp, count)
-    assert big.content not in generated(out)
-    assert out.compact_upto is None  # dropping the note was enough
-    kept = [n for n in session.notes if n.content in generated(out)]
-    assert kept and kept == list(session.notes[: len(kept)])  # the older ones stayed
+    assert content not in generated(out)
+    assert out.compact_upto is None  # dropping sections was enough
+    # The memory-delta note stays: dropping it would only move its items late.
+    delta = next(n for n in session.notes if n.section == "memory_delta")
+    assert f"memory_delta@{delta.before}" in in_place_refs(out)
+    assert sum(t.count("Bed 15 must stay free") for t in generated(out)) == 1
 
 
 def test_in_place_can_be_switched_off() -> None:
@@ -254,3 +256,22 @@ def test_in_place_can_be_switched_off() -> None:
     assert ctx.placed_notes == ()
     later = session.ask(asking(18), rules_until(18))
     assert not any(s.name == "in_place" for s in later.sections)
+
+
+def test_every_request_stays_within_its_budget_with_notes_in_place() -> None:
+    """Many rounds, new rules and recalled turns on every input, several
+    budgets: each request keeps the assembler's invariants (`check_structure`:
+    within the budget, client turns in order, tool pairs whole)."""
+    for budget in (600, 800, 1000, 1300):
+        session = Session(budget)
+        placed_before = 0
+        for rounds in range(8, 40):
+            msgs = asking(rounds)
+            hits = [_hit(msgs, o, 9.0 - k) for k, o in enumerate(range(1, 2 * rounds - 6, 5))]
+            session.ask(msgs, rules_until(rounds, 2), hits)
+            placed_before += any(c.section == "in_place" for c in session_last(session))
+        assert placed_before >= 5, budget
+
+
+def session_last(session: Session) -> list[Any]:
+    return session.last.candidates if session.last is not None else []
