@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from policies.limits import named_limit
+from policies.statements import read_statements
 from policies.values import extract_values
 from tests.unit.extraction_support import active_values
 
@@ -193,3 +194,17 @@ def test_a_settled_count_replaces_the_guess() -> None:
 def test_a_count_of_something_else_settles_no_guess(lines: list[str], kept: str) -> None:
     values = active_values(lines, SYSTEM_ZH)
     assert any(kept in v for v in values)
+
+
+@pytest.mark.parametrize(
+    "text", ["我们不做团购，也不打折。", "本店不接外卖，想吃得来店里。", "咱们一律不收定金。"]
+)
+def test_a_house_policy_is_a_constraint(text: str) -> None:
+    assert [s.type for s in read_statements(text, "", opening=False)] == ["constraint"]
+
+
+@pytest.mark.parametrize(
+    "text", ["我们不做饭了，今晚出去吃。", "他们不做团购。", "我们不用担心这个。"]
+)
+def test_look_alikes_are_no_house_policy(text: str) -> None:
+    assert not [s for s in read_statements(text, "", opening=False) if s.type == "constraint"]
