@@ -939,6 +939,14 @@ class Resolver:
         an item of their own; only the clause with the old value goes.
         """
         rest = without_clause(old.value, changed)
+        # A revision that changes two values of the sentence at once ("make it 8 people
+        # and 3 nights" after "6 people, 2 nights") takes both clauses.
+        twice = [
+            v for v in extract_values(rest or "")
+            if v.kind in REVISABLE_KINDS and same_unit_change(st.strong_values, [v])
+        ]  # fmt: skip
+        if rest is not None and twice:
+            rest = without_clause(rest, twice[0])
         if rest is None or (_POINTS_BACK.match(rest) and not old.value.startswith(rest)):
             # "Max rent is $2,300, that's what our spreadsheet says": the rest only
             # comments on the clause that changed.

@@ -90,6 +90,8 @@ _EN_UNITS = {
     "tutors": "person", "learners": "person", "campers": "person", "runners": "person",
     "employees": "person", "staff": "person", "visitors": "person", "children": "person",
     "diners": "person", "delegates": "person", "recruits": "person", "hires": "person",
+    # Electric power and energy ("a 7.2 kW system", "a 13.5 kWh battery").
+    "kw": "kw", "kwh": "kwh",
 }  # fmt: skip
 # Durations in one measure, so that "ten days" revises "two weeks" and "三周"
 # revises "一个月": the unit a length of time is written in is no part of the slot.

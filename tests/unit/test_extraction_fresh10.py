@@ -208,3 +208,29 @@ def test_a_house_policy_is_a_constraint(text: str) -> None:
 )
 def test_look_alikes_are_no_house_policy(text: str) -> None:
     assert not [s for s in read_statements(text, "", opening=False) if s.type == "constraint"]
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "number"),
+    [
+        ("a 7.2 kW system", "kw", 7.2),
+        ("a 13.5 kWh battery", "kwh", 13.5),
+        ("bump it to 6 kW.", "kw", 6.0),
+    ],
+)
+def test_power_and_energy_are_measured(text: str, unit: str, number: float) -> None:
+    assert ("qty", unit, number) in [(v.kind, v.unit, v.number) for v in extract_values(text)]
+
+
+def test_a_revision_of_two_values_takes_both_clauses() -> None:
+    values = active_values(
+        ["民宿订了6个人，住2晚，靠海那间。", "人数改成8个人，住3晚吧。"], SYSTEM_ZH
+    )
+    assert any("8个人" in v for v in values)
+    assert not any("住2晚" in v or "6个人" in v for v in values)
+    assert any("靠海那间" in v for v in values)  # what the revision does not touch stays
+
+
+def test_a_revision_of_one_value_keeps_the_other() -> None:
+    values = active_values(["民宿订了6个人，住2晚，靠海那间。", "人数改成8个人吧。"], SYSTEM_ZH)
+    assert any("住2晚" in v for v in values)
