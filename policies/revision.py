@@ -577,6 +577,8 @@ class Resolver:
         ]  # fmt: skip
         if not revisable:
             return False
+        if all(v.kind == "time" for v in revisable) and self._complete_revision(st):
+            return True  # "6am is too early. Make it 7:15 instead.": one revision
         pool = []
         for it in self._user_items():
             if it.type == "directive":
