@@ -22,6 +22,8 @@ _EN_LIMIT = re.compile(
 )
 _ZH_LIMIT = re.compile(
     r"(字|行|页|条|篇幅)数?的?(?:限制|上限|要求)|限制(?:一下)?(字|行|页|条|篇幅)数?"
+    # The count itself names the limit, like "word count" does: "字数不用卡了", "不限字数".
+    r"|(字|行|页)数"
 )
 _ZH_MEASURE = {"篇幅": "字"}
 
@@ -33,7 +35,7 @@ def named_limit(text: str) -> str | None:
         return m.group(1).lower()
     m = _ZH_LIMIT.search(text)
     if m:
-        word = m.group(1) or m.group(2)
+        word = m.group(1) or m.group(2) or m.group(3)
         return _ZH_MEASURE.get(word, word)
     return None
 

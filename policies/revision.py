@@ -104,6 +104,7 @@ LEXICAL_MIN = 0.06
 SUBJECT_ONLY_MIN = 0.35
 CHOICE_MIN = 0.2  # a value-less revision of an item that holds a value
 NEAR_CHARS = 3  # shared CJK characters that name a directive near a revocation cue
+_VALUE_ONLY_KINDS = REVISABLE_KINDS | {"time"}
 
 
 @dataclass(slots=True)
@@ -568,12 +569,16 @@ class Resolver:
         if st.change < 2 and not st.correction:
             return False
         # Only values precise enough to compare ("10月20号", "$38,000"), not "Tuesday".
+        # A clock time counts here, under a clear change cue ("改到晚上9点吧", "move it
+        # to 7am"): it names the one time said before, whatever words went with it.
         revisable = [
             v for v in st.strong_values
-            if v.kind in REVISABLE_KINDS and (v.number is not None or v.kind == "title")
+            if v.kind in _VALUE_ONLY_KINDS and (v.number is not None or v.kind == "title")
         ]  # fmt: skip
         if not revisable:
             return False
+        if all(v.kind == "time" for v in revisable) and self._complete_revision(st):
+            return True  # "6am is too early. Make it 7:15 instead.": one revision
         pool = []
         for it in self._user_items():
             if it.type == "directive":
@@ -670,6 +675,7 @@ class Resolver:
                 or it.type not in _RULE_TYPES
                 or _same_threshold_rule(st, it)  # "we can go to $14,500 max" is a cap too
                 or _same_rate(st, it)  # "get a gig symmetrical" revises "we need 500 Mbps"
+                or _estimate_settled(st, it)  # "最后确认14个队" after "大概16支队"
                 # A plan stated as a wish ("opening night Friday March 13") is re-set by a
                 # plain new value next to the same words ("with March 20 as opening night").
                 or (it.type == "preference" and local_context_match(st.text, it.value))
@@ -677,8 +683,11 @@ class Resolver:
         ]
         # The only cap (or floor) on the same measure: "最多10万元吧" after "预算不超过8万元"
         # needs no shared word. With two such rules live, the words must decide.
+        # So does the only other rate of the same sort ("一周更五条" after "每周发3篇").
         thresholds = [it for it in pool if _same_threshold_rule(st, it)]
-        target, _ = (thresholds[0], 1.0) if len(thresholds) == 1 else self._best(st, pool, False)
+        rates = [it for it in pool if _same_rate(st, it)]
+        sole = thresholds if len(thresholds) == 1 else rates if len(rates) == 1 else []
+        target, _ = (sole[0], 1.0) if sole else self._best(st, pool, False)
         if target is None:
             return self._try_duplicate(st)
         # The value bonus got it chosen; the words alone must still say it is
@@ -686,6 +695,7 @@ class Resolver:
         _, closeness = value_change(st.strong_values, extract_values(target.value))
         same_subject = (
             self._lexical(st, target) >= IMPLICIT_MIN
+            or _estimate_settled(st, target)
             or _same_named_slot(st, target)
             or local_context_match(st.text, target.value)
             or _same_threshold_rule(st, target)
@@ -694,7 +704,7 @@ class Resolver:
         )
         if not same_subject or closeness <= 0:
             return self._try_duplicate(st)
-        self._supersede(target, st, st.text, st.type)
+        self._supersede(target, st, st.text, st.type, pair=_settled_pair(st, target))
         return True
 
     def _try_sole_rival(self, st: Statement) -> bool:
@@ -931,6 +941,14 @@ class Resolver:
         an item of their own; only the clause with the old value goes.
         """
         rest = without_clause(old.value, changed)
+        # A revision that changes two values of the sentence at once ("make it 8 people
+        # and 3 nights" after "6 people, 2 nights") takes both clauses.
+        twice = [
+            v for v in extract_values(rest or "")
+            if v.kind in REVISABLE_KINDS and same_unit_change(st.strong_values, [v])
+        ]  # fmt: skip
+        if rest is not None and twice:
+            rest = without_clause(rest, twice[0])
         if rest is None or (_POINTS_BACK.match(rest) and not old.value.startswith(rest)):
             # "Max rent is $2,300, that's what our spreadsheet says": the rest only
             # comments on the clause that changed.
@@ -1016,15 +1034,25 @@ def _same_threshold_rule(st: Statement, item: MemoryItem) -> bool:
     )
 
 
+# A cadence of output ("每周发3篇", "一周更五条"): what a publishing plan is paced by.
+_OUTPUT_CADENCE = re.compile(r"(?:篇|条|期|集)$")
+
+
 def _rates(values: Sequence[Value]) -> list[Value]:
-    """Interest rates ("6.9% APR") and connection speeds ("500 Mbps", "a gig")."""
-    return [v for v in values if (v.kind == "percent" and v.unit == "rate") or measure(v) == "mbps"]
+    """Interest rates ("6.9% APR"), connection speeds ("500 Mbps", "a gig") and
+    cadences of output ("每周发3篇")."""
+    return [
+        v for v in values
+        if (v.kind == "percent" and v.unit == "rate") or measure(v) == "mbps"
+        or (v.kind == "freq" and _OUTPUT_CADENCE.search(v.text) is not None)
+    ]  # fmt: skip
 
 
 def _same_rate(st: Statement, item: MemoryItem) -> bool:
     """A rate replaces the rate quoted before ("5.9%" after "6.9% APR", "a gig
-    symmetrical" after "at least 500 Mbps"): a conversation rarely tracks two
-    interest rates or two connection speeds at once."""
+    symmetrical" after "at least 500 Mbps", "一周更五条" after "每周发3篇"): a
+    conversation rarely tracks two interest rates, connection speeds or publishing
+    cadences at once."""
     new = _rates(st.strong_values)
     old = _rates(extract_values(item.value))
     return any(
@@ -1032,6 +1060,47 @@ def _same_rate(st: Statement, item: MemoryItem) -> bool:
         and numeric_closeness(a, b) >= 0.5
         for a in new for b in old
     )  # fmt: skip
+
+
+# A number given as a guess: "大概16支队", "预计40人左右", "about 30 guests".
+_ESTIMATE_BEFORE = re.compile(
+    r"(?:大概|大约|约|预计|估计|差不多|about|around|roughly|approximately|an estimated"
+    r"|maybe|probably)\W{0,2}[^，。,.;；]{0,4}$",
+    re.IGNORECASE,
+)
+_ESTIMATE_AFTER = re.compile(r"^\s*(?:左右|上下|or so|-ish)", re.IGNORECASE)
+# How it turned out: "最后确认", "实际来了", "we ended up with", "the final count".
+_SETTLED_COUNT = re.compile(
+    r"最后|最终|确认|确定|定了|实际|结果|\bconfirmed\b|\bfinal\b|\bin the end\b"
+    r"|\bended up\b|\bturned out\b|\bactually\b",
+    re.IGNORECASE,
+)
+
+
+def _estimated(text: str, v: Value) -> bool:
+    return bool(
+        _ESTIMATE_BEFORE.search(text[max(0, v.start - 12) : v.start])
+        or _ESTIMATE_AFTER.match(text[v.end : v.end + 6])
+    )
+
+
+def _estimate_settled(st: Statement, item: MemoryItem) -> bool:
+    """A count first given as a guess ("大概会有16支队", "about 30 guests") and now as
+    it turned out ("最后确认是14个队", "we ended up with 26"): the same counted thing,
+    a settled number, replaces the guess, whatever words go with either."""
+    return _settled_pair(st, item) is not None
+
+
+def _settled_pair(st: Statement, item: MemoryItem) -> tuple[Value, Value] | None:
+    """The (settled, guessed) pair of `_estimate_settled`, if there is one."""
+    if not _SETTLED_COUNT.search(st.text):
+        return None
+    new = [v for v in st.strong_values if v.kind == "qty" and not _estimated(st.text, v)]
+    old = [v for v in extract_values(item.value) if v.kind == "qty" and _estimated(item.value, v)]
+    return next(
+        ((a, b) for a in new for b in old if same_unit_change([a], [b])),
+        None,
+    )
 
 
 def _shares_subject(a: str, b: str) -> bool:

@@ -809,7 +809,11 @@ _COUNTER = re.compile(
 # A premise given as settled news, not as part of the question ("练了两周了，正常吗？").
 _SETTLED = re.compile(
     r"\b(?:since|now that|given that|seeing as|now)\b"
-    r"|既然|已经|收齐|定了|确定了|确认了|改成|挪到",
+    r"|既然|已经|收齐|定了|确定了|确认了|改成|挪到"
+    # The final outcome of a count or a choice: "最后确认参赛的是14个队", "we ended up
+    # with 9 stalls".
+    r"|最后确认|最终(?:确认|确定|定下)|\bin the end\b|\bended up\b"
+    r"|\bfinal (?:count|tally|number)\b",
     re.IGNORECASE,
 )
 _CLAUSE_BREAK = re.compile(r"[，,；;]\s*")

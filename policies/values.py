@@ -90,6 +90,8 @@ _EN_UNITS = {
     "tutors": "person", "learners": "person", "campers": "person", "runners": "person",
     "employees": "person", "staff": "person", "visitors": "person", "children": "person",
     "diners": "person", "delegates": "person", "recruits": "person", "hires": "person",
+    # Electric power and energy ("a 7.2 kW system", "a 13.5 kWh battery").
+    "kw": "kw", "kwh": "kwh",
 }  # fmt: skip
 # Durations in one measure, so that "ten days" revises "two weeks" and "三周"
 # revises "一个月": the unit a length of time is written in is no part of the slot.
@@ -106,7 +108,7 @@ _DATA_RATE = re.compile(r"\b(?:(?:mbps|gbps|gigabit|megabit)s?|mbit/s|gbit/s|gig
 _GIGA = re.compile(r"\b(?:gbps|gbit/s|gigabits?|gig)(?![\w/])", re.IGNORECASE)
 _EN_UNIT_ALT = "|".join(sorted(_EN_UNITS, key=len, reverse=True))
 _ZH_UNITS = (
-    "个小时|小时|分钟|秒钟|个月|个人|口人|星期|公斤|千卡|大卡|毫升|毫克|公里|ml|mg|"
+    "个小时|小时|分钟|秒钟|个月|个人|口人|支球队|支队(?![员长友])|个队(?![员长友])|星期|公斤|千卡|大卡|毫升|毫克|公里|ml|mg|"
     "桌|人|位|天|晚|夜|周|年|道|题|页|份|次|遍|岁|斤|克|层|间|张|本|套|件|家|行|字|条|节|课|顿|餐"
     "|章|集|寸|词|场|期"
 )
@@ -154,8 +156,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("id", re.compile(r"(?<![A-Za-z0-9_])[A-Z]{1,2}\d{3,}(?![A-Za-z0-9_])")),
-    ("id", re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")),
-    ("id", re.compile(r"\b[a-z][a-z0-9]{2,}(?:-[a-z0-9]+){2,}\b")),
+    # A handle ("叫river_cafe", "账号tea-house-hz"): bounded by ASCII, not \b, since
+    # Chinese letters count as word characters and often touch it.
+    ("id", re.compile(r"(?<![A-Za-z0-9_])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![A-Za-z0-9_])")),
+    ("id", re.compile(r"(?<![A-Za-z0-9_-])[a-z][a-z0-9]{2,}(?:-[a-z0-9]+){2,}(?![A-Za-z0-9_])")),
     ("id", re.compile(r"\b[a-z][a-z0-9_-]{2,}/[a-z][a-z0-9_-]{2,}\b")),
     ("id", _EMAIL_OR_LINK),
     ("id", _PHONE),
@@ -284,9 +288,14 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|monthly|fortnightly|biweekly)\b"
             r"|(?:每|隔)(?:隔)?[一两二三四五六七八九十\d]*(?:天|日|周|星期|晚|月|小时)"
             # "每周3次", and with the activity in between: "每周游泳2次", "每天吃两次".
-            r"(?:[\u4e00-\u9fff]{0,4}?[一两二三四五六七\d]次|半?[片粒勺杯袋包颗支]"
-            r"|\d+(?:ml|毫升|克|mg|毫克))?"
-            r"|(?:一天|一日|一周|一个月)[一两二三四五六七八九十\d]+次|隔天(?:一次)?",
+            # So is an output per period: "每周发3篇", "一周更五条" (posts, episodes).
+            r"(?:[\u4e00-\u9fff]{0,4}?[一两二三四五六七\d]次"
+            r"|(?:(?![后前内第])[\u4e00-\u9fff]){0,3}?(?:\d+|[一两二三四五六七八九十]{1,3})(?:篇|条|期|集)"
+            r"|半?[片粒勺杯袋包颗支]|\d+(?:ml|毫升|克|mg|毫克))?"
+            r"|(?:一天|一日|一周|一个月)[一两二三四五六七八九十\d]+次"
+            r"|(?:一天|一日|一周|一个月)(?:(?![后前内第])[\u4e00-\u9fff]){0,2}?"
+            r"(?:\d+|[一两二三四五六七八九十]{1,3})"
+            r"(?:篇|条|期|集)|隔天(?:一次)?",
             re.IGNORECASE,
         ),
     ),
@@ -454,7 +463,7 @@ def _per_week(text: str) -> float | None:
         n = _read_number(every.group(1))
         period *= n or 1
     count = 1.0
-    m = re.search(r"(\d+|[一两二三四五六七八九十]+)\s?次|(\d+) times", low)
+    m = re.search(r"(\d+|[一两二三四五六七八九十]+)\s?(?:次|篇|条|期|集)|(\d+) times", low)
     if m:
         count = _read_number(m.group(1) or m.group(2)) or 1.0
     elif "twice" in low:
@@ -511,9 +520,11 @@ def _unit(kind: str, text: str) -> str:
         m = re.search(rf"(?:{_ZH_UNITS})$", text)
         if m:
             # "8场" and "十期" both count a series' sessions.
-            return {"个小时": "小时", "个人": "人", "口人": "人", "位": "人", "期": "场"}.get(
-                m.group(0), m.group(0)
-            )
+            # "16支队" and "十四个队" both count teams.
+            return {
+                "个小时": "小时", "个人": "人", "口人": "人", "位": "人", "期": "场",
+                "支队": "队", "个队": "队", "支球队": "队",
+            }.get(m.group(0), m.group(0))  # fmt: skip
         last = re.split(r"[- ]", low)[-1]
         if last in _EN_UNITS:
             return _EN_UNITS[last]
