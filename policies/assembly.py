@@ -442,6 +442,8 @@ def _layered(inp: AssemblyInput, p: _LayeredParams, full: FullParams | None) -> 
             stale.fingerprint if stale else 0,
             {h.ordinal for h in inp.recalled},
         )
+    # Each pass that does not settle drops at least one note, so this ends;
+    # only a request whose notes no longer all fit pays for a second pass.
     while True:
         ctx, late, emitted, lost = _layered_once(inp, p, full, stale, placed)
         if ctx is not None and not lost:

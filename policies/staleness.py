@@ -23,7 +23,7 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from policies.cues import negated, read_cues
 from policies.segment import clauses
@@ -286,10 +286,11 @@ class StaleFilter:
     def __bool__(self) -> bool:
         return bool(self._old or self._revoked_at)
 
-    @property
+    @cached_property
     def fingerprint(self) -> int:
         """Equal for two filters that treat every sentence alike: text cleaned
-        under one is still clean under the other (`PlacedNote.stale_key`)."""
+        under one is still clean under the other (`PlacedNote.stale_key`).
+        Asked once per kept recalled note and request: computed once."""
         revoked = frozenset((k, frozenset(v)) for k, v in self._revoked_at.items())
         return hash((frozenset(self._old), revoked))
 
