@@ -185,6 +185,11 @@ def message_text(msg: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+# One encoder for every hash: `json.dumps` with options builds a new one per call,
+# which costs more than encoding a short message. Its output is the same.
+_HASH_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
 def message_hash(msg: dict[str, Any]) -> str:
     """Identity of a message for prefix matching: what it says, not how it's encoded."""
     essential = {k: msg.get(k) for k in ("role", "content", "tool_calls", "tool_call_id", "name")}
@@ -200,7 +205,7 @@ def message_hash(msg: dict[str, Any]) -> str:
         ]
     if essential["role"] == "assistant" and not essential["content"]:
         essential["content"] = None
-    blob = json.dumps(essential, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    blob = _HASH_ENCODER.encode(essential)
     return hashlib.blake2b(blob.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 

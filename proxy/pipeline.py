@@ -15,6 +15,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from fastapi.responses import JSONResponse, Response
@@ -50,7 +51,7 @@ from proxy.records import Outcome, context_record, prefix_share
 from proxy.request_log import RequestLog
 from proxy.sessions import KeyedLocks, Resolution, SessionQueue, SessionResolver
 from proxy.store.faults import store_fault
-from proxy.store.repo import SessionRow, Store
+from proxy.store.repo import SessionRow, Store, StoredMessage
 from proxy.tokens import TokenCounter, TokenCounters
 from proxy.upstream import Target, Upstream
 
@@ -161,6 +162,14 @@ def _store_unavailable(reason: str, *, answered: bool = False) -> ProxyError:
         code="store_unavailable",
         headers={"Retry-After": "1"},
     )
+
+
+def _stored_turns(cached: SessionTurns) -> list[StoredMessage]:
+    """A cached session's turns as stored rows (only a stateful append needs them)."""
+    return [
+        stored_from_turn(t, h, c)
+        for t, h, c in zip(cached.turns, cached.hashes, cached.chain, strict=True)
+    ]
 
 
 def ab_arm(session_id: str, raw_share: float) -> str:
@@ -299,10 +308,7 @@ class Pipeline:
                     session = await self.store.get_session(session.id) or session
                 prefix = None
                 if cached is not None and len(cached.turns) == session.message_count:
-                    prefix = [
-                        stored_from_turn(t, h, c)
-                        for t, h, c in zip(cached.turns, cached.hashes, cached.chain, strict=True)
-                    ]
+                    prefix = partial(_stored_turns, cached)
                 resolution = await self.resolver.resolve_named(session, conv, prefix)
             prepared = Prepared(
                 ctx,
@@ -330,12 +336,18 @@ class Pipeline:
     def _recognise(
         self, counter: TokenCounter, messages: list[dict[str, Any]], ctx: RequestContext
     ) -> tuple[Conversation, tuple[SessionRow, int] | None]:
-        """Build the conversation, reusing a cached session's turns when it continues one."""
+        """Build the conversation, reusing a cached session's turns when it continues one.
+
+        A named session (`X-Memory-Session`) reuses them too (hashing and counting
+        a long history again costs more than the rest of the request), but which
+        session it is stays the name's: equal messages make equal turns whichever
+        cached session they come from.
+        """
         split = 0
         while split < len(messages) and messages[split].get("role") in ("system", "developer"):
             split += 1
         raws = messages[split:]
-        if not raws or ctx.session_header is not None:
+        if not raws:
             return build_conversation(counter, messages), None
         first = message_hash(raws[0])
         for cached in self.cache.candidates(ctx.tenant_id, first):
@@ -344,7 +356,8 @@ class Pipeline:
             shared = shared_prefix(cached, raws, first, self.cache.proven(messages, cached))
             if shared:
                 conv = build_conversation(counter, messages, cached, shared)
-                return conv, (cached.session, shared)
+                known = None if ctx.session_header is not None else (cached.session, shared)
+                return conv, known
         return build_conversation(counter, messages), None
 
     async def _prepare_in_session(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -201,11 +202,12 @@ class SessionResolver:
         self,
         session: SessionRow,
         conv: Conversation,
-        stored_prefix: list[StoredMessage] | None = None,
+        stored_prefix: Callable[[], list[StoredMessage]] | None = None,
     ) -> Resolution:
         """Runs under the session's ticket: appends see every earlier request's turns.
 
-        `stored_prefix` may supply the session's stored turns (from the cache).
+        `stored_prefix` may supply the session's stored turns (from the cache);
+        built only when needed, since most requests resend their history.
         """
         stored = session.message_count
         if stored == 0:
@@ -216,7 +218,7 @@ class SessionResolver:
         if shared == 0 and not any(t.role == "assistant" for t in conv.turns):
             # Stateful mode: the client sent only what is new.
             prefix = (
-                stored_prefix
+                stored_prefix()
                 if stored_prefix is not None
                 else (await self.store.load_messages(session.id))
             )

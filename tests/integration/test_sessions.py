@@ -205,3 +205,30 @@ async def test_a_client_resending_answers_with_null_fields_stays_recognised(
         history = [*messages, {**answer, "tool_calls": None, "function_call": None}]
     assert len(sessions) == 1
     assert len(lookups) == 1  # the first request only
+
+
+async def test_named_sessions_with_equal_histories_stay_apart(proxy: Any) -> None:
+    # Named requests reuse cached turns by content, whichever session cached them;
+    # which session a request belongs to must still be the name's alone.
+    history, plain = await _turn(proxy, [SYSTEM], "shared opening question")
+    names = ("named-left", "named-right")
+    sessions = {}
+    for name in names:
+        _, resp = await _turn(proxy, history, f"follow-up for {name}", {"X-Memory-Session": name})
+        sessions[name] = resp.headers["X-Memory-Session"]
+    assert len({plain.headers["X-Memory-Session"], *sessions.values()}) == 3
+    for name in names:
+        again, resp = await _turn(
+            proxy, history, f"follow-up for {name}", {"X-Memory-Session": name}
+        )
+        assert resp.headers["X-Memory-Session"] == sessions[name]
+        _, resp = await _turn(proxy, again, f"third turn of {name}", {"X-Memory-Session": name})
+        assert resp.headers["X-Memory-Session"] == sessions[name]
+    await proxy.settle()
+    for name in names:
+        stored = await _stored_roles(proxy, sessions[name])
+        other = next(n for n in names if n != name)
+        texts = [text for _, text in stored]
+        assert texts[:2] == ["shared opening question", "echo: shared opening question"]
+        assert f"third turn of {name}" in texts
+        assert not any(other in text for text in texts)
