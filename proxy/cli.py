@@ -87,15 +87,29 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from proxy.evaluation import format_table, run_eval
+    from proxy.evaluation import EvalError, format_table, inspect_hint, new_db_path, run_eval
 
-    report = asyncio.run(
-        run_eval(Path(args.scenarios), mode=args.mode, policy=args.policy, progress=not args.json)
-    )
+    try:
+        db = new_db_path(Path(args.db)) if args.db else None
+        report = asyncio.run(
+            run_eval(
+                Path(args.scenarios),
+                mode=args.mode,
+                policy=args.policy,
+                progress=not args.json,
+                only=args.scenario or (),
+                db_path=db,
+            )
+        )
+    except EvalError as exc:
+        print(f"memproxy: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:
         print(format_table(report))
+        if db is not None:
+            print(inspect_hint(report, db))
     return 0
 
 
@@ -157,6 +171,14 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--mode", default="managed", choices=["managed", "raw"])
     ev.add_argument("--policy", default=None, help="preset: raw | window | summary_buffer | full")
     ev.add_argument("--json", action="store_true")
+    ev.add_argument(
+        "--scenario", action="append", metavar="ID", help="only this scenario (repeatable)"
+    )
+    ev.add_argument(
+        "--db",
+        metavar="PATH",
+        help="keep the store (request records included) in this new SQLite file",
+    )
     ev.set_defaults(func=cmd_eval)
 
     logs = sub.add_parser("logs", help="recent requests (Markdown; --json for JSON)")

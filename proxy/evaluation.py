@@ -15,7 +15,7 @@ import socket
 import tempfile
 import unicodedata
 from collections import defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -228,10 +228,21 @@ def _free_socket() -> socket.socket:
     return sock
 
 
+class EvalError(ValueError):
+    """A request `memproxy eval` cannot run (said in one line)."""
+
+
+def new_db_path(path: Path) -> Path:
+    """`--db`: absolute, and new (ids of an earlier run would mix with this one's)."""
+    if path.exists():
+        raise EvalError(f"{path} exists; give a new file for --db")
+    return path.resolve()
+
+
 def load_scenarios(directory: Path) -> list[Scenario]:
     paths = sorted(directory.glob("*.json"))
     if not paths:
-        raise SystemExit(f"memproxy eval: no scenario files in {directory}")
+        raise EvalError(f"no scenario files in {directory}")
     return [Scenario.load(p) for p in paths]
 
 
@@ -242,13 +253,27 @@ async def run_eval(
     policy: str | None = None,
     progress: bool = False,
     on_records: Callable[[Scenario, list[dict[str, Any]]], None] | None = None,
+    only: Sequence[str] = (),
+    db_path: Path | None = None,
 ) -> dict[str, Any]:
     """Replay every scenario in `directory` and score it; `on_records` gets each
-    scenario's request rows (record parsed) for analyses beyond the scores."""
+    scenario's request rows (record parsed) for analyses beyond the scores.
+
+    `only`: scenario ids to run (all when empty). `db_path`: an absolute path
+    for a new SQLite file that keeps the store, request records included,
+    after the run, so that `memproxy inspect` can show what each request sent
+    and why (else a temporary one; see `new_db_path`)."""
     scenarios = load_scenarios(directory)
+    if only:
+        unknown = sorted(set(only) - {s.id for s in scenarios})
+        if unknown:
+            known = ", ".join(s.id for s in scenarios)
+            raise EvalError(f"no scenario {', '.join(unknown)} in {directory} (there: {known})")
+        scenarios = [s for s in scenarios if s.id in only]
     counter = TokenCounter("cl100k_base")
     results: list[ScenarioResult] = []
     with tempfile.TemporaryDirectory() as tmp, StubUpstream() as stub:
+        db = db_path if db_path is not None else Path(tmp) / "eval.db"
         settings = settings_from_dict(
             {
                 "model_list": [
@@ -261,7 +286,7 @@ async def run_eval(
                         },
                     }
                 ],
-                "memory": {"database_url": f"sqlite+aiosqlite:///{tmp}/eval.db"},
+                "memory": {"database_url": f"sqlite+aiosqlite:///{db}"},
             },
             env={},
         )
@@ -314,6 +339,21 @@ def _report(results: list[ScenarioResult], mode: str, policy: str | None) -> dic
             "errors": sum(r.errors for r in results),
         },
     }
+
+
+def inspect_hint(report: dict[str, Any], db: Path) -> str:
+    """How to see each scenario's final request (what reached the model, and why)."""
+    url = f"sqlite+aiosqlite:///{db}"
+    lines = [f"request records kept in {db}; the final request of each scenario:"]
+    for r in report["scenarios"]:
+        if not r["request_ids"]:
+            continue
+        notes = ", ".join(r["missed"] + [f"stale:{s}" for s in r["stale"]])
+        lines.append(
+            f"  MEMPROXY_DATABASE_URL={url} memproxy inspect {r['request_ids'][-1]}"
+            f"  # {r['id']}{f' ({notes})' if notes else ''}"
+        )
+    return "\n".join(lines)
 
 
 def format_table(report: dict[str, Any]) -> str:

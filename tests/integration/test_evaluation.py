@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from proxy.evaluation import Scenario, run_eval
 
 FILLER = (
@@ -54,3 +56,52 @@ async def test_eval_scores_a_scenario_and_hands_on_its_request_records(tmp_path:
     assert all(0.0 < s <= 1.0 for s in shares)
     assert result["prefix_share"] == sum(shares) / len(shares)  # the first request excluded
     assert rows[-1]["record"]["forwarded"][-1]["content"] == scenario()["final_user"]
+
+
+def test_eval_keeps_its_records_for_inspect_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from proxy.cli import main
+
+    scenarios = tmp_path / "scenarios"
+    scenarios.mkdir()
+    (scenarios / "greenhouse-en.json").write_text(json.dumps(scenario()), encoding="utf-8")
+    other = {**scenario(), "id": "other-en"}
+    (scenarios / "other-en.json").write_text(json.dumps(other), encoding="utf-8")
+    db = tmp_path / "kept.db"
+    argv = ["eval", "--scenarios", str(scenarios), "--scenario", "greenhouse-en"]
+    assert main([*argv, "--db", str(db), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [r["id"] for r in report["scenarios"]] == ["greenhouse-en"]
+    final_id = report["scenarios"][0]["request_ids"][-1]
+    assert db.exists()
+
+    # The hint the table prints is a command that works as printed.
+    assert main([*argv, "--db", str(tmp_path / "again.db")]) == 0
+    hint = capsys.readouterr().out.splitlines()[-1]
+    assert "memproxy inspect" in hint
+    assert "# greenhouse-en" in hint
+    url = hint.split("MEMPROXY_DATABASE_URL=")[1].split()[0]
+    monkeypatch.setenv("MEMPROXY_DATABASE_URL", f"sqlite+aiosqlite:///{db}")
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["inspect", final_id]) == 0
+    assert scenario()["final_user"] in capsys.readouterr().out
+    assert url == f"sqlite+aiosqlite:///{(tmp_path / 'again.db').resolve()}"
+
+
+def test_eval_refuses_unknown_scenarios_and_a_used_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from proxy.cli import main
+
+    (tmp_path / "greenhouse-en.json").write_text(json.dumps(scenario()), encoding="utf-8")
+    assert main(["eval", "--scenarios", str(tmp_path), "--scenario", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "no scenario nope" in err
+    assert "greenhouse-en" in err
+    used = tmp_path / "used.db"
+    used.write_bytes(b"")
+    assert main(["eval", "--scenarios", str(tmp_path), "--db", str(used)]) == 2
+    assert "exists" in capsys.readouterr().err
+    assert main(["eval", "--scenarios", str(tmp_path / "empty")]) == 2
+    assert "no scenario files" in capsys.readouterr().err
