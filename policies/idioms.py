@@ -112,8 +112,8 @@ _CANT = (
     r"|\bwithout (?:a doubt|doubt|fear|incident|judg\w*|hesitat\w*|question|fail|a hitch|a care)\b"
     # Helplessness and exasperation: "I don't even know where to start", "don't
     # get me started", "Moths, don't even." (nothing follows the "don't").
-    r"|\b(?:do not|don'?t) (?:even |really )?know (?:where to (?:start|begin)|what to (?:say|do|think)"
-    r"|what (?:i'?m|we'?re) doing|how to (?:feel|thank|put it))\b"
+    r"|\b(?:do not|don'?t) (?:even |really )?know (?:where to (?:start|begin)"
+    r"|what to (?:say|do|think)|what (?:i'?m|we'?re) doing|how to (?:feel|thank|put it))\b"
     r"|\b(?:do not|don'?t) (?:even )?get me started\b|\bdon'?t even(?:\s*[.!…]+|\s*$)"
 )
 # The speaker's own habits and resolutions: "whenever I hear…, I…", "I make sure to…".

@@ -17,7 +17,6 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from policies.choices import picked
 from policies.names import names_contact
 from policies.segment import self_fixed
 from policies.text import term_set
@@ -146,11 +145,8 @@ def score_item(
     # Who to reach ("our contact at the venue is Marta") is said once and asked
     # back like a date: it ranks like a concrete value, not like a passing remark.
     contact = is_user_stated(item) and item.type != "goal" and names_contact(item.value)
-    # An option picked from the assistant's list ("就第二个吧 → 老码头环线") is a
-    # decision, as concrete as a date, however plain its words are.
-    chosen = is_user_stated(item) and picked(item.value) is not None
     floor = None
-    if fixed or contact or chosen or (is_user_stated(item) and concrete(item.value)):
+    if fixed or contact or (is_user_stated(item) and concrete(item.value)):
         weight = max(weight, source_weight)
         importance = max(importance, params.valued_importance)
         if fixed or contact or holds_id(item.value):

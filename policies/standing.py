@@ -3,9 +3,7 @@
 The block is shown on every request, so its room is the most contested in
 the prompt. What earns it is what the user set or gave: rules (directives,
 constraints, goals, the withdrawal of a rule), values (a date, an amount, an
-ID, a count), values they revised or fixed mid-sentence, the option they
-picked from the assistant's list ("let's go with the second one → …"), who
-they named as the contact for something, and what is pinned.
+ID, a count), values they revised or fixed mid-sentence, and what is pinned.
 A long conversation about the user's life also yields many plain statements
 (what they did, liked or felt) that the extractor keeps as facts or
 preferences. Each may be true, but
@@ -23,8 +21,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from policies.choices import picked
-from policies.names import names_contact
 from policies.scoring import concrete, is_user_stated
 from policies.segment import self_fixed
 from policies.types import MemoryItem
@@ -44,15 +40,7 @@ def is_standing(item: MemoryItem) -> bool:
         return False
     if item.type in _STANDING_TYPES or item.replaces:
         return True
-    # A pick and a named contact are decisions and references as much as a date
-    # is (`policies.scoring` ranks them so): "the second one" is what was decided,
-    # "our contact is Marta" is who every later message goes to.
-    return (
-        concrete(item.value)
-        or self_fixed(item.value)
-        or picked(item.value) is not None
-        or (item.type != "goal" and names_contact(item.value))
-    )
+    return concrete(item.value) or self_fixed(item.value)
 
 
 def cap_incidental(
