@@ -87,6 +87,16 @@ def _head(option: str) -> str:
     return head if len(head) <= _MAX_HEAD else head[: _MAX_HEAD - 1] + "…"
 
 
+# How an item shows the option a pick resolved to: "就第二个吧 → 老码头环线".
+CHOICE_MARK = " → "
+
+
+def picked(value: str) -> str | None:
+    """The option an item's value says was chosen from the assistant's list, if any."""
+    _, mark, option = value.rpartition(CHOICE_MARK)
+    return option.strip() or None if mark else None
+
+
 def chosen_option(sentence: str, options: list[str]) -> str | None:
     """The option `sentence` picks from `options` by position, if it picks one."""
     if not options:
@@ -106,14 +116,20 @@ def _index(position: int | None, size: int) -> int | None:
     return position if 1 <= position <= size else None
 
 
+# An ordinal that ranks a person, not an option: someone is first to do something
+# ("我第一个就种芹菜", "他第一个报了名", "she was the first one to sign up").
+_DOER_BEFORE = re.compile(r"(?:我|你|您|他|她|我们|你们|他们|她们|咱们|大家|谁)$")
+_DOER_AFTER = re.compile(r"^\s+(?:to|who)\b", re.IGNORECASE)
+
+
 def _position(sentence: str) -> int | None:
     for m in _CHOICE_EN.finditer(sentence):
-        if _NOT.search(sentence[: m.start()]):
+        if _NOT.search(sentence[: m.start()]) or _DOER_AFTER.search(sentence[m.end() :]):
             continue
         word = (m.group(1) or m.group(2)).lower()
         return int(word) if word.isdigit() else _EN_ORD.get(word)
     for m in _CHOICE_ZH.finditer(sentence):
-        if _NOT.search(sentence[: m.start()]):
+        if _NOT.search(sentence[: m.start()]) or _DOER_BEFORE.search(sentence[: m.start()]):
             continue
         if m.group(4):
             return -1

@@ -155,11 +155,15 @@ _ASKS = re.compile(
     r"|would like|'d like"
     r"|rather|can'?t|cannot|won'?t|nothing|nobody|none|no one|neither|nor|except|unless|always"
     r"|never|every|each|any|all)\b"
+    # What is preferred, said as a comparison: "you can stop doing tables, plain
+    # lists are easier", "改成线上吧，这样更方便". Next to a switch it names the new way.
+    r"|\b(?:better|easier|simpler|nicer|clearer|cleaner|quicker|cheaper|safer)\b"
     r"|^(?:(?:and|so|but|then|also|actually|oh|ok|okay|please|just|now),? )*(?:add|avoid|book|bring"
     r"|bump|call|cancel|cap|change|check|choose|confirm|cut|drop|email|format|get|give|go|hold"
     r"|include|leave|limit|list|lock|lower|make|mark|mention|move|name|note|order|pick|plan|print"
     r"|push|put|quote|raise|reduce|remove|replace|reply|reserve|respond|round|schedule|send|set"
     r"|show|sign|skip|sort|split|start|stop|swap|switch|take|tell|translate|try|write)\b"
+    r"|更(?:好|方便|清楚|简单|省事|合适)|比较好"
     r"|吧|就行|就好|就可以|即可|直接|改成|改为|换成|改到|放到|定在|定成|控制在|只要|只能|只用|必须|一定"
     r"|务必|得|请|别|不要|不用|不能|不行|不许|不准|不得|禁止|记得|统一|按|用|要(?!么)|保持|以后|每次|一律"
     r"|绝对|千万|最好|尽量|优先|希望|只|仅|想(?!到|起|法|必)|打算|计划|准备|先|再|然后|最后|让"

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from policies.choices import list_options
+from policies.choices import list_options, picked
 from policies.cues import CONFIRM, REJECT
 from policies.dates import strip_markers
 from policies.embedded import without_embedded
@@ -90,16 +90,15 @@ def _rejected_options(
     user's that names one of those ("I found a listing: 2019 Outback Premium…") is no
     longer the plan once "the second one" (the RAV4) is chosen."""
     chosen = [
-        op.item for op in ops
-        if isinstance(op, (Add, Supersede)) and " → " in op.item.value
+        (op.item, option) for op in ops
+        if isinstance(op, (Add, Supersede)) for option in (picked(op.item.value),) if option
     ]  # fmt: skip
     if not chosen or len(options) < 2:
         return []
-    choice = chosen[0]
-    picked = choice.value.rsplit(" → ", 1)[1]
+    choice, option_chosen = chosen[0]
     out: list[MemoryOp] = []
     for option in options:
-        if option == picked:
+        if option == option_chosen:
             continue
         words = {t for t in key_terms(option) if not t.isdigit()}
         if len(words) < 2:

@@ -110,6 +110,11 @@ _CANT = (
     r"|\b(?:live|do|survive|cope|manage) without (?:them|him|her|you|it|my|our|each|their|his"
     r"|your)\b"
     r"|\bwithout (?:a doubt|doubt|fear|incident|judg\w*|hesitat\w*|question|fail|a hitch|a care)\b"
+    # Helplessness and exasperation: "I don't even know where to start", "don't
+    # get me started", "Moths, don't even." (nothing follows the "don't").
+    r"|\b(?:do not|don'?t) (?:even |really )?know (?:where to (?:start|begin)"
+    r"|what to (?:say|do|think)|what (?:i'?m|we'?re) doing|how to (?:feel|thank|put it))\b"
+    r"|\b(?:do not|don'?t) (?:even )?get me started\b|\bdon'?t even(?:\s*[.!…]+|\s*$)"
 )
 # The speaker's own habits and resolutions: "whenever I hear…, I…", "I make sure to…".
 # A condition on the speaker's own request stays a rule ("whenever I ask for a
@@ -139,6 +144,9 @@ _ALWAYS = (
     rf"|\byou always (?={_ED}\b|been\b|were\b|was\b|had\b|knew\b|said\b|told\b|made\b)"
 )
 _OTHER = (
+    # A topic announced, nothing asked yet: "Budget question.", "Quick deadline question:".
+    r"^(?:(?:a |one |another |one more |quick |small |random |side )+)?(?:[a-z-]+ ){1,2}"
+    r"questions?(?=\s*[.:!…]*\s*$)|"
     # Reciprocity is no quantifier: "next to each other" is not "for each section".
     r"\beach other\b|\bone another\b"
     r"|\b(?:every|each) (?:little |single |small )?(?:step|bit|moment|day|minute|second|penny"

@@ -33,7 +33,10 @@ _TYPE_WEIGHTS: dict[ItemType, float] = {
     "goal": 1.0,
     "fact": 0.9,
     "preference": 0.9,
-    "state": 0.8,
+    # Rule extraction makes a state only of a withdrawn rule ("no need to list the
+    # hours any more", "感叹号随便用吧"): what holds now in that rule's place, so it
+    # weighs like the rule did.
+    "state": 1.0,
     "entity": 0.7,
     "inferred": 0.5,
 }

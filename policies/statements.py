@@ -16,7 +16,7 @@ from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from policies.chatter import addressed, chatter, told_memory
-from policies.choices import chosen_option
+from policies.choices import CHOICE_MARK, chosen_option
 from policies.cues import (
     CHALLENGE,
     CHANGE,
@@ -281,7 +281,7 @@ def read_statements(
         if choice is not None and choice not in text:
             if st is None:
                 st = Statement(i, text, cues, extract_values(text), "fact", 0.85)
-            st.text = f"{st.text} → {choice}"
+            st.text = f"{st.text}{CHOICE_MARK}{choice}"
             # A choice made from a list is a decision as concrete as a date.
             st.importance = max(st.importance, 0.95)
         revoked_at = i if st is not None and st.cues.revoke_span is not None else revoked_at
