@@ -435,6 +435,8 @@ REPORTED = Lexicon(
     r" back|called|wrote|emailed|offer(?:s|ed)?|quoted|propos(?:es|ed)|suggest(?:s|ed)|told|asked"
     r"|counter(?:s|ed)?|mentioned|thinks|claims|responded)\b",
     r"^(?:他|她|他们|她们|对方|人家)(?:刚才|刚刚|又|也)?(?:说|回复|表示|提出|报价|反馈|觉得)"
+    # The subject carried over a comma ("他听得可认真了，说要去抓一只"): still their words.
+    r"|^(?:他|她|他们|她们)[^，。；！？,]{1,10}[，,](?:又|还|就|也|直)?(?:说|嚷着|吵着)(?:要|想)"
     # The wish of someone named by role ("班主任王老师说想让…", "我妈觉得…"): theirs, not
     # the user's decision. What they require ("周老师说那章要多引…") binds the user's work.
     r"|^(?:[\u4e00-\u9fff]{0,5}(?:老师|主任|校长|经理|老板|领导|总监|客户|同事|师傅|姐|哥|阿姨|叔叔"

@@ -52,6 +52,7 @@ from policies.slots import (
     local_context_match,
     named_slot,
     same_amount_verb,
+    same_neighbours,
     same_slot,
     same_unit_change,
     value_change,
@@ -67,6 +68,7 @@ from policies.types import (
     Revoke,
     Supersede,
 )
+from policies.value_roles import attribute_clash, conditional, conditional_before
 from policies.values import (
     Value,
     bound_side,
@@ -486,6 +488,8 @@ class Resolver:
             return
         if self._try_sole_rival(st):
             return
+        if self._try_weekday(st):
+            return
         if self._try_choice(st):
             return
         if st.type in ("directive", "constraint") and self._try_conflict(st):
@@ -670,6 +674,7 @@ class Resolver:
             it
             for it in self._user_items()
             if value_change(st.strong_values, extract_values(it.value), precise=True)[0]
+            and not _other_role(st, it)
             and (
                 st.type in _RULE_TYPES
                 or it.type not in _RULE_TYPES
@@ -712,11 +717,44 @@ class Resolver:
         a plan adjusted, and only one live value it can adjust (`policies.rivals`)."""
         if " → " in st.text or not marks_adjustment(st.text, st.change):
             return False  # a choice among options is settled by `policies.choices`
-        pool = [it for it in self._user_items() if it.type != "directive"]
+        pool = [
+            it for it in self._user_items() if it.type != "directive" and not _other_role(st, it)
+        ]
         found = sole_rival_pair(st.text, st.strong_values, pool)
         if found is None or found[0].value == st.text:
             return False
         self._supersede(found[0], st, st.text, st.type, pair=found[1])
+        return True
+
+    def _try_weekday(self, st: Statement) -> bool:
+        """ "Put the sessions on Tuesday evenings then" after "…, with sessions on
+        Saturday mornings": a recurring day moved. A bare weekday is too vague to
+        revise by its value alone ("piano on Tuesdays" beside "swimming on Thursdays"
+        are two things), so it takes both a sentence that says it adjusts the plan
+        and the same word right beside the old day, in exactly one item."""
+        if " → " in st.text or not (
+            marks_adjustment(st.text, st.change) or _CLAUSE_THEN.search(st.text)
+        ):
+            return False
+        days = [v for v in st.strong_values if v.kind == "date" and v.number is None]
+        found: list[tuple[MemoryItem, Value, Value]] = []
+        for it in self._user_items():
+            if it.value == st.text:
+                continue
+            pairs = [
+                (nv, ov) for nv in days for ov in extract_values(it.value)
+                if ov.kind == "date" and ov.number is None
+                and value_signature(ov) != value_signature(nv)
+                and same_neighbours(st.text, nv, it.value, ov)
+            ]  # fmt: skip
+            if pairs:
+                found.append((it, *pairs[0]))
+        if len(found) != 1:
+            return False
+        item, nv, ov = found[0]
+        if any(value_signature(v) == value_signature(ov) for v in st.values):
+            return False  # "Tuesday as well as Saturday": both days hold
+        self._supersede(item, st, st.text, st.type, pair=(nv, ov))
         return True
 
     def _try_choice(self, st: Statement) -> bool:
@@ -1006,6 +1044,35 @@ class Resolver:
             source_ordinal=self.ordinal,
             importance=st.importance,
         )
+
+
+# "Put the sessions on Tuesday evenings then, 6 to 8:30": "then" closing the clause that
+# decides, as a consequence of news just told (not "back then", "until then").
+_CLAUSE_THEN = re.compile(
+    r"(?<!\bback )(?<!\buntil )(?<!\bby )(?<!\bsince )(?<!\btill )(?<!\beven )(?<!\bjust )"
+    r"\bthen\b(?=\s*[,;:—–.!]|\s*$)",
+    re.IGNORECASE,
+)
+
+
+def _other_role(st: Statement, item: MemoryItem) -> bool:
+    """Every value `st` could revise in `item` plays another role there or here
+    (`policies.value_roles`): an attribute of a noun the other never names ("the
+    24-hour clock" / "covering 10 hours"), or a case under a condition beside a plain
+    value ("if they sign for a year, as low as $22" / "Pro at $29"). Only links
+    resting on the value alone consult this; a change cue may still name the item."""
+    old_values = extract_values(item.value)
+    pairs = [
+        (nv, ov) for nv in st.strong_values for ov in old_values
+        if same_slot(nv, ov) and value_signature(nv) != value_signature(ov)
+    ]  # fmt: skip
+    if not pairs:
+        return False
+    case = conditional(st.text) and not conditional(item.value)
+    return all(
+        attribute_clash(st.text, nv, item.value, ov) or (case and conditional_before(st.text, nv))
+        for nv, ov in pairs
+    )
 
 
 def _same_named_slot(st: Statement, item: MemoryItem) -> bool:

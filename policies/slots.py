@@ -121,6 +121,13 @@ def _context(text: str, v: Value) -> Mapping[str, float]:
     return weighted_terms(window)
 
 
+def same_neighbours(new_text: str, nv: Value, old_text: str, ov: Value) -> bool:
+    """Do two values share a content word right around them ("*sessions* on Saturday
+    mornings" / "put the *sessions* on Tuesday evenings")?"""
+    near_new = {t for t, w in _context(new_text, nv).items() if w >= 1}
+    return bool(near_new & {t for t, w in _context(old_text, ov).items() if w >= 1})
+
+
 # Values precise enough that a shared neighbouring word says they are the same setting.
 _LOCAL_KINDS = frozenset({"qty", "money", "percent", "date", "time"})
 

@@ -45,6 +45,7 @@ from policies.matching import topical_overlap, weighted_terms
 from policies.names import ROLE, person_names
 from policies.segment import SELF_FIX, clauses, self_fixed, split_sentences
 from policies.types import ItemType
+from policies.value_roles import example_spans, is_example
 from policies.values import Value, contact_details, extract_values
 
 # Starts like a one-off task ("Check PAY-2294", "拉华东前10家门店"): a
@@ -161,7 +162,13 @@ class Statement:
     @property
     def strong_values(self) -> tuple[Value, ...]:
         """Values a revision can change (bare numbers included: "5000" → "6000")."""
-        return tuple(v for v in self.values if v.kind in _STRONG_KINDS or v.kind == "number")
+        # An example ("group them under time headings, like 10:00") sets nothing.
+        spans = example_spans(self.text)
+        return tuple(
+            v for v in self.values
+            if (v.kind in _STRONG_KINDS or v.kind == "number")
+            and not is_example(self.text, v, spans)
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

@@ -224,7 +224,18 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|{_NUM}\s?(?:万元|万块|元|块钱|块|美元|欧元|日元|英镑|{_WAN})"
             rf"|{_ZH_NUM}(?:万元|万块|元|块钱|块|美元|欧元|{_WAN})"
             rf"|[一二两三四五六七八九十百千]+万[一二三四五六七八九]{_WAN_END}"  # "四万五左右"
-            rf"|\b\d+(?:\.\d+)?[kK]\b(?!\s?(?:run|m\b|km|steps))",
+            rf"|\b\d+(?:\.\d+)?[kK]\b(?!\s?(?:run|m\b|km|steps))"
+            # Once the currency is known it is often dropped: "I'll offer him a flat five
+            # hundred for the day", "pay her 300 per shift", "每天给他五百": an amount
+            # right after a payment verb, with nothing it counts after it.
+            r"|\b(?:pay|pays|paying|paid|offer|offers|offering|offered|charge|charges"
+            r"|charging|charged)\s+(?:(?!the\b|first\b|next\b|top\b|last\b|those\b|these\b)"
+            r"[A-Za-z]+\s+){0,2}?(?:a\s+)?(?:flat\s+|fixed\s+)?"
+            rf"(?P<v>{_NUM}|{_EN_WORD_NUM})"
+            r"(?=\s*(?:[,.;!?)](?!\d)|$)"
+            r"|\s+(?:for|a|an|per|each|upfront|total|in total|flat|cash)\b)"
+            r"|(?:付|给|开)(?:他|她|他们|她们|对方)?(?:一天|每天|一小时|每小时|一场|每场)?"
+            rf"(?P<w>{_ZH_NUM}|\d+)(?=一天|每天|一小时|每小时|一场|每场|[，。；！]|$)",
             re.IGNORECASE,
         ),
     ),

@@ -1,0 +1,114 @@
+"""What a value does in its sentence, beyond its kind and unit.
+
+Two values of the same kind and unit are not versions of one setting when
+the sentence gives one of them another role:
+
+- an *example* ("group them under time headings, like 10:00 / 13:00",
+  "写个时间示例，比如9:30"): it shows a format, it sets nothing;
+- an *attribute* of the noun after it ("the 24-hour clock", "a two-person
+  team", "a 14-day trial", "24小时制"): it describes that thing, so it only
+  revises a value said about the same thing ("a 30-day trial", "the trial
+  runs 21 days"), not any other count of hours, people or days;
+- a *case* under a condition ("if they sign for a year, as low as $22",
+  "要是包年，最低22块"): an exception beside the plain value, not a new one.
+
+`policies.revision` consults these where a link rests on the value alone
+(no change cue names what is revised).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from policies.values import Value
+
+# "…, like 10:00", "(e.g. 3pm)", "such as 5%", "比如9:30": what follows, up to the end
+# of its clause, illustrates. A bare "like" only after a break: "I'd like 3 rooms" asks.
+_EXAMPLE = re.compile(
+    r"(?:[,(;:—–]|\s-)\s*like\b|\be\.g\.?|\bsuch as\b|\bfor (?:example|instance)\b"
+    r"|比如|例如|譬如|诸如|举个例子",
+    re.IGNORECASE,
+)
+_CLAUSE_END = re.compile(r"[.;!?。；！？)）]\s|[.;!?。；！？)）]$|[；。！？]")
+
+
+def example_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of `text` that give examples (from the marker to the end of its clause)."""
+    spans = []
+    for m in _EXAMPLE.finditer(text):
+        end = _CLAUSE_END.search(text, m.end())
+        spans.append((m.start(), end.start() if end else len(text)))
+    return spans
+
+
+def is_example(text: str, v: Value, spans: Sequence[tuple[int, int]] | None = None) -> bool:
+    return any(a <= v.start < b for a, b in (spans if spans is not None else example_spans(text)))
+
+
+# "24-hour clock", "two-person team": a hyphenated count used before a noun. Not a
+# value's own unit word followed by a verb or a preposition ("10 hours of work").
+_HEAD = re.compile(r"\s+([a-z]{3,})", re.IGNORECASE)
+_NOT_HEAD = frozenset(
+    "and or but for with per each of to in on at by from than that which who the a an "
+    "is are was were be been will would can could should must max min maximum minimum "
+    "total long old".split()
+)
+
+
+def attribute_head(text: str, v: Value) -> str | None:
+    """The noun `v` describes when it is used as an attribute, else None.
+
+    "the 24-hour clock" -> "clock"; "24小时制" -> "制"; "10 hours of work" -> None.
+    """
+    if v.end < len(text) and text[v.end] == "制":
+        return "制"  # "24小时制", "12小时制": a format, not a length of time
+    if "-" not in v.text.strip("-"):
+        return None
+    m = _HEAD.match(text, v.end)
+    if m is None:
+        return None
+    head = m.group(1).casefold()
+    return None if head in _NOT_HEAD else head
+
+
+def _mentions(text: str, head: str) -> bool:
+    if head == "制":
+        return "制" in text
+    stem = head[:-1] if head.endswith("s") and len(head) > 3 else head
+    return re.search(rf"\b{re.escape(stem)}(?:s|es)?\b", text, re.IGNORECASE) is not None
+
+
+def attribute_clash(new_text: str, new: Value, old_text: str, old: Value) -> bool:
+    """One of two values describes a noun the other sentence never names: "the
+    24-hour clock" is no version of "I'm covering 10 hours", nor "Both get a 14-day
+    trial" of "annual billing gets 2 months free"."""
+    head = attribute_head(new_text, new)
+    if head is not None and not _mentions(old_text, head):
+        return True
+    head = attribute_head(old_text, old)
+    return head is not None and not _mentions(new_text, head)
+
+
+# "if they sign for a year, …", "as long as a guest prepays", "要是客人包年的话": a value
+# for one case of what others do. A condition on the speaker's own move ("if we open
+# a salary account the rate is 4.1%", "要是我们提前付款…") is an option the plan takes
+# up, read as the new value, so it is no case here.
+_CONDITION = re.compile(
+    r"\b(?:if|unless|as long as|provided that|in case|only when)\b"
+    r"(?!\s+(?:we|i|us|our|my)\b|\s+(?:we|i)['’])"
+    # Not 只要: "只要2.5万字以上就行" means "only needs", not "as long as".
+    r"|(?:如果|要是|假如|万一)(?!我|咱)"
+    r"|(?<!我)(?<!我们)(?<!咱们)的话",
+    re.IGNORECASE,
+)
+
+
+def conditional_before(text: str, v: Value) -> bool:
+    """Is `v` said under a condition that opens before it in its sentence?"""
+    m = _CONDITION.search(text)
+    return m is not None and m.start() < v.start
+
+
+def conditional(text: str) -> bool:
+    return _CONDITION.search(text) is not None
