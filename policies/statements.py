@@ -824,18 +824,41 @@ _SETTLED = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_BREAK = re.compile(r"[，,；;]\s*")
+# The user's own plan or target, put to the assistant for an opinion: "We're
+# planning to seat 120 in the east hall, is that too many?", "我有个小目标：第一个月
+# 卖到2000单，你觉得现实吗？". The plan is theirs whatever the answer: kept as said.
+_OWN_PLAN = re.compile(
+    r"^(?:so |and |ok(?:ay)?,? )?(?:we(?:'re| are)|i'm|i am) (?:planning|aiming|hoping)"
+    r" (?:to|for)\b"
+    r"|^(?:so |and |ok(?:ay)?,? )?(?:we|i) (?:plan|intend|want|'d like|would like) to\b"
+    r"|^(?:so |and )?(?:my|our) (?:plan|goal|target|aim) (?:is|was)\b"
+    r"|(?:我们|咱们|我)(?:自己)?(?:想|打算|准备|计划)(?:把|放|定|在|用|做|办|请|订|卖|开|找)"
+    r"|(?:我|我们|咱们)(?:自己)?有个(?:小)?(?:目标|计划|打算)"
+    r"|(?:我|我们|咱们)的(?:目标|计划)是",
+    re.IGNORECASE,
+)
+# ...unless it is a supposition: "If we plan to invite 120, how many tables?"
+_SUPPOSED = re.compile(
+    r"\b(?:if|what if|suppose|supposing|say|in case|assuming|unless|whether)\b"
+    r"|如果|要是|假如|假设|万一|是否|是不是",
+    re.IGNORECASE,
+)
 
 
 def _premise(index: int, text: str, where: _Where, question: bool) -> Statement | None:
     """What a question takes as settled: "Since the tasting's on Friday the 14th now,
     can you draft the menu?", "名单收齐了，45人，场地够吧？". The leading clauses up
     to the last one holding a value (or the whole sentence right before the question),
-    if they are said as settled."""
-    premise = _leading_values(text) if question else text
-    if not premise or not any(v.kind in _STRONG_KINDS for v in extract_values(premise)):
+    if they are said as settled, or as the user's own plan put up for an opinion."""
+    # An own plan may name its figure bare ("卖到2000单": orders, a unit of no one list).
+    own_plan = bool(_OWN_PLAN.search(text)) and not _SUPPOSED.search(text)
+    kinds = _STRONG_KINDS | {"number"} if own_plan else _STRONG_KINDS
+    premise = _leading_values(text, kinds) if question else text
+    if not premise or not any(v.kind in kinds for v in extract_values(premise)):
         return None
     cues = read_cues(premise)
-    if cues.question or cues.reported or not _SETTLED.search(premise):
+    own_plan = own_plan and bool(_OWN_PLAN.search(premise))
+    if cues.question or cues.reported or not (_SETTLED.search(premise) or own_plan):
         return None
     plain = dataclasses.replace(where, before_question=False, after_question=False)
     st = _classify(index, premise, cues, plain)
@@ -846,11 +869,11 @@ def _premise(index: int, text: str, where: _Where, question: bool) -> Statement 
     return st
 
 
-def _leading_values(text: str) -> str:
+def _leading_values(text: str, kinds: frozenset[str] = _STRONG_KINDS) -> str:
     """The clauses of a question up to the last one holding a value, before the asking."""
     end = 0
     for m in _CLAUSE_BREAK.finditer(text):
-        if any(v.kind in _STRONG_KINDS for v in extract_values(text[end : m.start()])):
+        if any(v.kind in kinds for v in extract_values(text[end : m.start()])):
             end = m.start()
         elif end:
             break
