@@ -69,7 +69,7 @@ def compact_value(text: str) -> str:
     parts = [p for p in _BOUNDARY.split(text) if p]
     if len(parts) < 2:
         return text
-    kept = [p for i, p in enumerate(parts) if i == 0 or not _filler(p)]
+    kept = [p for i, p in enumerate(parts) if not (_speaker_aside(p) if i == 0 else _filler(p))]
     if len(kept) == len(parts):
         return text
     out = _join(kept)
@@ -107,10 +107,42 @@ def _restating(clause: str) -> bool:
     return _protected(clause) or bool(_RESTATES.search(clause))
 
 
+# What the speaker says about their own telling, not about the plan: that they
+# are repeating themselves ("just reminding you", "再强调一下") or that they got a
+# value wrong before ("I always flip those two digits", "我老是把中间两位记反", "I
+# misread my notes"). The value itself is in the clauses around it; such a clause
+# holds no requirement, whatever correction or "always" cue it carries.
+_SPEAKER_ASIDE = re.compile(
+    r"^(?:(?:and|but|so|oh|sorry|oops|ugh),? )*(?:"
+    r"(?:just )?(?:a )?(?:quick |friendly |gentle )?remind(?:er|ing you)(?: again)?"
+    r"|(?:just )?to be clear|like i said|as i said(?: before)?"
+    r"|i (?:always |keep |often |sometimes |tend to |must have |must'?ve )?"
+    r"(?:flip|swap|switch|mix|mixed|mixing|confuse|transpose|mistype|misread|misremember"
+    r"|swapped|flipped|misremembered|typed|wrote|got)\w*"
+    r"(?: (?:up|around|wrong|them|it|that|those|these|the|my|two|last|first|middle"
+    r"|earlier|before|again|twice"
+    r"|\w+ digits?|digits?|numbers?|notes?"
+    r"|dates?|order|ones?))*"
+    r"|(?:my )?typo(?: on my part)?|my (?:bad|mistake)"
+    r")$"
+    r"|^(?:我)?(?:再|又|还是)?(?:提醒|强调|重申|啰嗦|唠叨|说)(?:你)?一(?:下|句)$|^还是那句话$"
+    r"|^(?:是)?我(?:老是|总是|总|又|刚才?|经常|一直|每次都|之前)?(?:把[^，。\d]{0,8})?"
+    r"(?:记反|记错|看错|写错|说错|打错|搞混|弄混|搞反|输错|抄错)了?[^，。\d]{0,4}$",
+    re.IGNORECASE,
+)
+
+
+def _speaker_aside(clause: str) -> bool:
+    body = clause.strip().rstrip("，,；;。！？!?.").strip()
+    return bool(body) and not re.search(r"\d", body) and bool(_SPEAKER_ASIDE.search(body))
+
+
 def _filler(clause: str) -> bool:
     body = clause.strip().rstrip("，,；;。！？!?.").strip()
     if not body:
         return False
+    if _speaker_aside(body):
+        return True
     if _protected(body):
         return False
     return bool(_FILLER_START.search(body)) or small_talk(body)

@@ -30,6 +30,7 @@ from policies.cues import (
     STANDING,
     Cues,
     Lexicon,
+    check_question,
     contrast_terms,
     cue_free,
     is_question,
@@ -532,11 +533,56 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
         return None
     if RESTORE.search(text):
         return Statement(index, text, cues, values, "fact", 0.65, restore=True)
-    kind = _kind(text, cues, where, values, content, revoke)
+    cues, revoke = _nod_cues(text, cues, revoke)
+    kind = _nod_kind(_kind(text, cues, where, values, content, revoke), text, cues, revoke)
     if kind is None:
         return None
     importance = _importance(kind, text, values, where, revoke, strong)
     return Statement(index, text, cues, values, kind, round(importance, 2), revoke, where.reported)
+
+
+def _put_for_a_nod(text: str, cues: Cues, revoke: bool) -> bool:
+    """A statement with a tag asking for a nod, that sets no standing rule and
+    changes nothing explicitly ("from now on…, right?" is still a rule)."""
+    return (
+        not revoke
+        and cues.change < 2
+        and not STANDING.search(text)
+        and check_question(text.rstrip("。.!！"))
+    )
+
+
+_CONDITION = re.compile(
+    r"\b(?:if|when|whenever|in case|should)\b|如果|要是|假如|万一|若|一旦", re.I
+)
+
+
+def _nod_cues(text: str, cues: Cues, revoke: bool) -> tuple[Cues, bool]:
+    """ "…如果要取消，还来得及全额退，对吧？": in a statement put up for a nod, a
+    revoke word in a conditional clause names a case of the logic being checked;
+    it withdraws nothing the user said."""
+    if revoke and _conditional_revoke(text, cues) and _put_for_a_nod(text, cues, False):
+        return dataclasses.replace(cues, revoke_span=None), False
+    return cues, revoke
+
+
+def _nod_kind(kind: ItemType | None, text: str, cues: Cues, revoke: bool) -> ItemType | None:
+    """ "…，这个逻辑对吧？", "Deposits are refundable up to a week out, right?": the
+    user's understanding, put up to be confirmed. Kept (a later change replaces
+    it), but as what the user takes to be so, not as a rule they set: it ranks
+    with facts and never anchors the block."""
+    if kind in _RULE_KINDS and _put_for_a_nod(text, cues, revoke):
+        return "fact"
+    return kind
+
+
+def _conditional_revoke(text: str, cues: Cues) -> bool:
+    """The revoke word sits in a conditional clause ("如果要取消", "if they cancel")."""
+    if cues.revoke_span is None:
+        return False
+    start = cues.revoke_span[0]
+    clause_start = max(text.rfind(mark, 0, start) for mark in "，,；;。.") + 1
+    return bool(_CONDITION.search(text[clause_start:start]))
 
 
 def _chatter_only(text: str, cues: Cues) -> bool:
@@ -587,6 +633,78 @@ _INTENT = re.compile(
 )
 
 
+# The user announcing material they are about to hand over ("我先把现在的简历贴给你",
+# "Let me paste our current price list", "here's the draft"): a step of the
+# conversation, done by the next message; the material itself is what counts.
+_HANDING_OVER = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|first|alright)[,:]? )?(?:(?:i'?ll|let me|i will|i'?m going to|i'?m gonna)"
+    r" (?:just |first )?(?:paste|send|share|forward|attach|upload|copy|drop) (?:you |in |over )?"
+    r"(?:my|our|the|a|an|this|that|what)\b[^,;:]{0,50}"
+    r"|here(?:'s| is| are) (?:my|our|the) (?:current |old |latest |existing )?[\w-]+(?: [\w-]+)?)"
+    r"[.!:]?$"
+    r"|^(?:那)?(?:我)?(?:先|再|等下|待会|马上)?把[^，。；\d]{1,14}(?:贴|发|粘|传|复制|拍)(?:一下)?"
+    r"(?:给你|过来|上来|你)(?:看看|看一下|看)?[。！!：:]?$",
+    re.IGNORECASE,
+)
+
+# How the speaker themself is doing, measured ("I'm running on four hours of sleep",
+# "I've been tempted for three years", "昨晚只睡了四个小时", "这个念头我都憋了两年了"):
+# the number describes the speaker's body or feelings, not anything to plan. A
+# limit on the time they can give ("I only have four hours a day for this") has a
+# requirement cue and is read before this.
+_OWN_CONDITION = re.compile(
+    r"\b(?:i'?m|i am|i was|i've been|i have been) (?:running|living|surviving|functioning|going)"
+    r" on (?:about |maybe |like |only |just )?\w+ hours?(?: of)? sleep\b"
+    r"|\bi (?:only |barely |just )?(?:slept|got) (?:for )?(?:about |maybe |like |only |just )?"
+    r"\w+ hours?(?: of sleep)?(?: last night)?\b"
+    r"|\bi'?ve been (?:tempted|dying|itching|meaning|wanting|dreaming|obsessed|hooked|curious"
+    r"|thinking about (?:it|this|that))\b[^.;]{0,30}\bfor (?:\w+ )?(?:years?|months?|weeks?|ages"
+    r"|decades?)\b"
+    r"|(?:昨晚|昨天|这几天|最近)?(?:我)?(?:只|才|就)?睡了(?:不到)?[\d一二两三四五六七八九十几半]+个?(?:小时|钟头)"
+    r"|我(?:都)?(?:惦记|馋|想|憋|纠结|琢磨|心动)了?(?:好|整整|快)?[\d一二两三四五六七八九十几]+(?:年|个月|周)了",
+    re.IGNORECASE,
+)
+
+
+def _own_condition(text: str) -> bool:
+    return bool(_OWN_CONDITION.search(text)) and not _ASKS_SOMEONE.search(text)
+
+
+# A clause that asks something of anyone ("so keep it short", "以后别找他们").
+_ASKS_SOMEONE = re.compile(
+    r"\b(?:so|please|let'?s|we'?ll|i'?ll|you|your|should|must|never|always|from now on|going"
+    r" forward|stop|avoid|switch|use|drop|cancel|don'?t (?:use|order|book|buy|pick|choose|go))\b"
+    r"|所以|以后|今后|别|不要|不能|不许|必须|一定|换|改|停|取消|你",
+    re.IGNORECASE,
+)
+
+
+# The user's own errand for family or friends ("I need to reply to my sister about
+# her birthday", "我得给我妈回个电话"): their private to-do, said in passing, not a
+# rule for the task. With a value or an ask ("…, so keep Friday free") it is read
+# as usual.
+_PRIVATE_ERRAND = re.compile(
+    r"\b(?:i|we)(?:'ll| will)? (?:\w+ )?(?:have|has|need|needs|got) to "
+    r"(?:reply to|respond to|answer|call"
+    r"|ring|phone|text|email|message|write (?:back )?to|get back to|visit|pick up|collect"
+    r"|drop off|babysit|help|buy (?:a |an )?(?:gift|present|something) for) "
+    r"(?:my|our) (?:little |older |younger |big |best )?(?:sister|brother|mom|mum|mother|dad"
+    r"|father|parents|wife|husband|partner|girlfriend|boyfriend|kids?|son|daughter|friends?"
+    r"|family|aunt|uncle|cousin|grandma|grandpa|grandmother|grandfather|in-laws|neighbou?r)s?\b"
+    r"|我(?:得|要|还得|还要)(?:先)?(?:去)?(?:(?:给|帮)(?:我)?(?:{rel})(?:回|打|发|买|挑)"
+    r"|(?:接|送|陪|看)(?:我)?(?:{rel}))".format(
+        rel="妈|爸|妹|弟|姐|哥|老婆|老公|孩子|儿子|女儿|朋友|家里|奶奶|爷爷|外婆|外公|婆婆|公公"
+    ),
+    re.IGNORECASE,
+)
+
+
+def _private_errand(text: str, cues: Cues, strong: bool) -> bool:
+    if strong or cues.change >= 2 or cues.revoke_span is not None or STANDING.search(text):
+        return False
+    return bool(_PRIVATE_ERRAND.search(text)) and not _ASKS_SOMEONE.search(text)
+
+
 # A running total ("一共15个小朋友了", "that brings us to 40 volunteers"): the count the
 # plan now stands at, even inside a story about the day.
 _TOTAL = re.compile(
@@ -616,9 +734,15 @@ def _idle(text: str, cues: Cues, strong: bool, revoke: bool) -> bool:
         # "which might mean the quartz isn't the splurge anymore"; but "还是让她上公立
         # 小学，……我们可能会待更久" decides in one clause and hedges in another.
         return True
+    if _private_errand(text, cues, strong):
+        return True
     if cues.requirement >= 3 or cues.change >= 2 or revoke:
         return False
     if _INTENT.search(text) and not strong:
+        return True
+    if _HANDING_OVER.search(text) and not strong:
+        return True
+    if _own_condition(text):
         return True
     if MEMO.search(text) and _content(cue_free_memo(text)) < 2 and not strong:
         return True  # "你记着点。", "Keep that in mind."
