@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from policies.cues import is_question, read_cues
 from policies.segment import split_sentences
 from policies.text import terms
-from policies.types import MemoryItem, MemoryOp, Supersede
+from policies.types import Add, MemoryItem, MemoryOp, Supersede
 
 # The number parsing of `policies.values` (digits, Chinese numerals, English
 # number words), reused so that both read "两千五" and "ninety-five" alike.
@@ -830,27 +830,59 @@ _QUOTE_CLAUSE = re.compile(r"[，,;；:：]\s*")
 
 
 def _quote(change: Change) -> str:
-    """The words that made the change: the sentence, or the clause holding the cue
-    when the sentence is long ("…, so slide the whole thing two hours later")."""
+    """The words that made the change, short: the clause holding the cue ("let's allow
+    two more than I said", "首播往后推一周吧"), or the cue alone when that clause is long."""
     s = change.sentence
-    if len(s) > 60:
-        lo = max((m.end() for m in _QUOTE_CLAUSE.finditer(s, 0, change.start)), default=0)
-        hi = _QUOTE_CLAUSE.search(s, change.end)
-        s = s[lo : hi.start() if hi else len(s)]
-    s = " ".join(s.split()).strip()
-    return s if len(s) <= 90 else s[:89].rstrip() + "…"
+    lo = max((m.end() for m in _QUOTE_CLAUSE.finditer(s, 0, change.start)), default=0)
+    hi = _QUOTE_CLAUSE.search(s, change.end)
+    clause = s[lo : hi.start() if hi else len(s)]
+    if len(clause) > 45:
+        clause = s[change.start : change.end]
+    return " ".join(clause.split()).strip().rstrip("。.!！")
+
+
+# Where a comma-level clause ends (as `policies.segment.without_clause` reads them).
+_CLAUSE_END = re.compile(r"[，；;、]\s*|,(?!\d{3}\b)\s*|\s+(?:and|but)\s+|[。.!?！？]\s*$")
+_LEADING_LINK = re.compile(r"^(?:so|and|but|then|所以|而且|然后|那就)\s*", re.IGNORECASE)
+
+
+def _clause_span(text: str, start: int, end: int) -> tuple[int, int]:
+    lo = max((m.end() for m in _CLAUSE_END.finditer(text, 0, start)), default=0)
+    hi = _CLAUSE_END.search(text, end)
+    return lo, hi.start() if hi else len(text)
 
 
 def _derived(item: MemoryItem, held: Held, new_text: str, derivation: str, change: Change) -> str:
-    value = item.value[: held.start] + new_text + item.value[held.end :]
+    """The clause that held the quantity, at its new value, with how it was derived:
+    "至少10名保安（8 + 2：“再加两个”）". Only that clause: the replacement is what a
+    stale mention of the old value gets annotated with, and must stay short."""
+    lo, hi = _clause_span(item.value, held.start, held.end)
+    clause = item.value[lo : held.start] + new_text + item.value[held.end : hi]
+    clause = _LEADING_LINK.sub("", clause.strip())
     zh = bool(re.search(r"[\u4e00-\u9fff]", change.sentence))
     quote = _quote(change)
     if not derivation:
         sign = "+" if change.sign > 0 else "−"
         derivation = f"{sign}{change.amount_text}"
     body = f"{derivation}：“{quote}”" if zh else f'{derivation}: "{quote}"'
-    sep = "" if re.search(r"[\u3000-\u9fff]$", value) else " "
-    return f"{value}{sep}（{body}）" if zh else f"{value}{sep}({body})"
+    return f"{clause}（{body}）" if zh else f"{clause} ({body})"
+
+
+def _rest(item: MemoryItem, held: Held) -> str | None:
+    """The other clauses of the item ("Canning day is Thursday, May 8"): they still hold."""
+    lo, hi = _clause_span(item.value, held.start, held.end)
+    head = item.value[:lo].rstrip()
+    head = re.sub(r"(?:\s+(?:and|but|so))?[\s，,；;、]*$", "", head)
+    tail = item.value[hi:].lstrip(" ，,；;、")
+    if not re.search(r"\w", tail):
+        tail = ""
+    sep = "，" if re.search(r"[\u4e00-\u9fff]$", head) else ", "
+    rest = (head + sep + tail if head and tail else head or tail).strip()
+    rest = rest.rstrip("，,；;、 ")
+    content = [t for t in terms(rest) if not re.fullmatch(r"[\d.,%]+", t)]
+    if len(content) < 3 and not extract_values(rest):
+        return None
+    return rest
 
 
 # -- entry point ------------------------------------------------------------------
@@ -1000,6 +1032,18 @@ def relative_changes(
             importance=max(old.importance, 0.85),
         )
         out.ops.append(Supersede(old.id, item))
+        rest = _rest(old, pick.held)
+        if rest is not None:
+            kept = MemoryItem(
+                id=new_id(),
+                type=old.type,
+                slot=old.slot,
+                value=rest,
+                source="user",
+                source_ordinal=ordinal,
+                importance=old.importance,
+            )
+            out.ops.append(Add(kept))
         out.sentences.append(sentence)
         out.targets.add(old.id)
     return out
