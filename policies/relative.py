@@ -505,7 +505,19 @@ def _counts(text: str) -> list[Held]:
     return out
 
 
+# The derivation this module appends to a restated quantity: "(40 + 12: "Add twelve…")".
+_DERIVATION = re.compile(r"\s?[(（][^()（）]*[:：]\s?[\"“][^\"”]*[\"”][)）]\s*$")
+
+
+def _own(value: str) -> str:
+    """An item's own words, without the derivation it may carry (a prefix of `value`)."""
+    m = _DERIVATION.search(value)
+    return value[: m.start()] if m else value
+
+
 def _values(text: str) -> list[Held]:
+    """Quantities of an item's own words (not of the derivation it may carry)."""
+    text = _own(text)
     out: list[Held] = []
     for v in extract_values(text):
         window = text[v.end : v.end + 40]
@@ -531,7 +543,9 @@ def _bag(text: str) -> set[str]:
 
 
 def _topic(sentence: str, change: Change) -> set[str]:
-    text = sentence[: change.start] + " " + sentence[change.end :]
+    """What the sentence names besides the change itself ("cut the venue quote by 10%":
+    venue, quote): its words without the cue words and the amount."""
+    text = sentence.replace(change.amount_text, " ", 1)
     return {t for t in _bag(text) if not re.fullmatch(r"[\d.,%]+", t)}
 
 
@@ -856,8 +870,9 @@ def _derived(item: MemoryItem, held: Held, new_text: str, derivation: str, chang
     """The clause that held the quantity, at its new value, with how it was derived:
     "至少10名保安（8 + 2：“再加两个”）". Only that clause: the replacement is what a
     stale mention of the old value gets annotated with, and must stay short."""
-    lo, hi = _clause_span(item.value, held.start, held.end)
-    clause = item.value[lo : held.start] + new_text + item.value[held.end : hi]
+    own = _own(item.value)
+    lo, hi = _clause_span(own, held.start, held.end)
+    clause = own[lo : held.start] + new_text + own[held.end : hi]
     clause = _LEADING_LINK.sub("", clause.strip())
     zh = bool(re.search(r"[\u4e00-\u9fff]", change.sentence))
     quote = _quote(change)
@@ -870,10 +885,11 @@ def _derived(item: MemoryItem, held: Held, new_text: str, derivation: str, chang
 
 def _rest(item: MemoryItem, held: Held) -> str | None:
     """The other clauses of the item ("Canning day is Thursday, May 8"): they still hold."""
-    lo, hi = _clause_span(item.value, held.start, held.end)
-    head = item.value[:lo].rstrip()
+    own = _own(item.value)
+    lo, hi = _clause_span(own, held.start, held.end)
+    head = own[:lo].rstrip()
     head = re.sub(r"(?:\s+(?:and|but|so))?[\s，,；;、]*$", "", head)
-    tail = item.value[hi:].lstrip(" ，,；;、")
+    tail = own[hi:].lstrip(" ，,；;、")
     if not re.search(r"\w", tail):
         tail = ""
     sep = "，" if re.search(r"[\u4e00-\u9fff]$", head) else ", "
@@ -919,7 +935,7 @@ def _pick(change: Change, previous: str, items: Sequence[MemoryItem]) -> _Pick |
     best: list[_Pick] = []
     for item in items:
         for held in _values(item.value):
-            clause = _clause_at(item.value, held.start, held.end)
+            clause = _clause_at(_own(item.value), held.start, held.end)
             if _PAST.search(clause):
                 continue
             level = _level(change, held, clause, now, before)
