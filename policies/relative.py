@@ -896,7 +896,13 @@ def _rest(item: MemoryItem, held: Held) -> str | None:
     rest = (head + sep + tail if head and tail else head or tail).strip()
     rest = rest.rstrip("，,；;、 ")
     content = [t for t in terms(rest) if not re.fullmatch(r"[\d.,%]+", t)]
-    if len(content) < 3 and not extract_values(rest):
+    valued = bool(_values(rest))
+    if len(content) < 3 and not valued:
+        return None
+    # What is left of a rule must still ask for something or hold a value of its own
+    # (as the revision resolver keeps the rest of a revised item); the reasons given
+    # for the old value ("we're home in the evenings") are no requirement.
+    if item.type in ("constraint", "preference") and not valued and read_cues(rest).requirement < 2:
         return None
     return rest
 
@@ -1045,7 +1051,7 @@ def relative_changes(
             value=_derived(old, pick.held, new_text, derivation, change),
             source="user",
             source_ordinal=ordinal,
-            importance=max(old.importance, 0.85),
+            importance=old.importance,
         )
         out.ops.append(Supersede(old.id, item))
         rest = _rest(old, pick.held)
