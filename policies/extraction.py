@@ -27,6 +27,7 @@ from policies.dates import strip_markers
 from policies.embedded import without_embedded
 from policies.matching import key_terms
 from policies.observations import extract_assistant, extract_tool
+from policies.relative import relative_changes
 from policies.revision import Resolver
 from policies.statements import read_statements
 from policies.types import (
@@ -73,11 +74,17 @@ class RuleExtractor:
         topic = _topic(ctx.system_prompt, live)
         options = list_options(ctx.previous) if ctx.previous else []
         statements = read_statements(text, topic, opening=ctx.user_turn_index == 0, options=options)
-        if not statements:
+        # "Add two more", "首播往后推一周": restated on the item that holds the quantity;
+        # such a sentence is no item of its own, and its target is no one else's.
+        relative = relative_changes(text, live, turn.ordinal, ctx.new_id, ctx.items)
+        statements = [st for st in statements if not relative.used(st.text)]
+        if not statements and not relative.ops:
             return _reply_only(text, turn.ordinal, live)
-        resolver = Resolver(live, text, turn.ordinal, ctx.new_id, history=ctx.items)
-        ops = resolver.resolve(statements)
-        ops += _rejected_options(ops, options, live)
+        rest = [it for it in live if it.id not in relative.targets]
+        resolver = Resolver(rest, text, turn.ordinal, ctx.new_id, history=ctx.items)
+        ops = resolver.resolve(statements) if statements else []
+        ops += _rejected_options(ops, options, rest)
+        ops += relative.ops
         if not ops:
             return Extraction("irrelevant", reason="nothing new")
         return Extraction(_operation(ops), tuple(ops), reason=_reason(ops))
