@@ -120,6 +120,9 @@ _BOUND_WORDS = re.compile(
 )
 
 
+_SIDES = frozenset({"below", "above"})  # a threshold's side, when it names no measure
+
+
 @lru_cache(maxsize=8192)
 def content_terms(text: str) -> Mapping[str, float]:
     """Terms of `text` without its values: what a statement is *about*.
@@ -138,6 +141,9 @@ def content_terms(text: str) -> Mapping[str, float]:
         # share no subject.
         unit = v.unit.rsplit(":", 1)[-1]  # a threshold's measure ("below:minute")
         named = unit.isalpha() and v.kind != "money" and unit not in CURRENCIES
+        # A cap without a measure has only its side ("500以内" is "below"): sharing a
+        # side ties no subjects ("看病500以内" / "每天150以内").
+        named = named and unit not in _SIDES
         parts.extend((text[last : v.start], unit if named else ""))
         if v.kind == "bound":
             parts.append(_BOUND_WORDS.sub(" ", v.text))  # "$21,500 *out the door* max"

@@ -49,6 +49,7 @@ from policies.slots import (
     changed_pair,
     comparable,
     derive_slot,
+    different_subjects,
     local_context_match,
     named_slot,
     same_amount_verb,
@@ -68,7 +69,12 @@ from policies.types import (
     Revoke,
     Supersede,
 )
-from policies.value_roles import attribute_clash, conditional, conditional_before
+from policies.value_roles import (
+    attribute_clash,
+    conditional,
+    conditional_before,
+    share_clash,
+)
 from policies.values import (
     Value,
     bound_side,
@@ -105,6 +111,7 @@ REVOKE_MIN = 0.12
 LEXICAL_MIN = 0.06
 SUBJECT_ONLY_MIN = 0.35
 CHOICE_MIN = 0.2  # a value-less revision of an item that holds a value
+VALUE_TARGET_MIN = 0.2  # a revision bringing a value, of an item holding none
 NEAR_CHARS = 3  # shared CJK characters that name a directive near a revocation cue
 _VALUE_ONLY_KINDS = REVISABLE_KINDS | {"time"}
 
@@ -471,6 +478,11 @@ class Resolver:
             # or confirmed ("finance approved 95k for media") is news that does.
             self.ops.append(Add(self._new_item(st, st.text, st.type)))
             return
+        if _past_account(st.text):
+            # "Back then the workshops were on Monday evenings": how things were, which
+            # sets nothing now and so replaces nothing.
+            self.ops.append(Add(self._new_item(st, st.text, st.type)))
+            return
         # A weak cue ("actually", "wait", ", not 16") counts when the sentence
         # also carries a value that differs from the one it revises.
         explicit = st.change >= 2 or (st.change >= 1 and bool(st.strong_values))
@@ -505,7 +517,11 @@ class Resolver:
         superseded item of its own, so that text quoting it elsewhere (the
         summary, recalled turns) is marked as changed.
         """
-        return any(self._revise_holder(st, token) for token in st.contrast)
+        return any(
+            self._revise_holder(st, token)
+            for token in (_denied_value(st.text, t) for t in st.contrast)
+            if _names_something(token)
+        )
 
     def _add_correction(self, st: Statement) -> bool:
         denied = [token for token in st.contrast if _memorable_denial(token)]
@@ -554,6 +570,11 @@ class Resolver:
             m = _token_pattern(token).search(it.value)
             if m is not None:
                 hits.append((it, Value("word", "", m.group(0), None, m.start(), m.end())))
+        if not named and not bare and not re.fullmatch(r"[\d.]+", token):
+            # A plain word denied in a sentence about something else ("the work laptop
+            # stays on ethernet, not wifi") is no correction of a fact using that word
+            # ("sort out the wifi in the house").
+            hits = [(it, v) for it, v in hits if not _other_subject(st.text, token, it.value)]
         if not hits:
             return False
         holders = [it for it, _ in hits]
@@ -594,7 +615,7 @@ class Resolver:
                 if v.kind in kinds and (v.number is not None or v.kind == "title")
             ]  # fmt: skip
             changed, closeness = value_change(revisable, precise)
-            if changed and closeness >= 0.5:
+            if changed and closeness >= 0.5 and not different_subjects(st.text, it.value):
                 pool.append(it)
         if not pool:
             return False
@@ -644,6 +665,8 @@ class Resolver:
             or (self._lexical(st, target) < EXPLICIT_MIN and not _same_named_slot(st, target))
         ):
             return False  # a weak cue needs a changed value *and* the same subject
+        if st.change < 2 and not st.correction and different_subjects(st.text, target.value):
+            return False  # "actually, tennis practice is Wednesdays" beside guitar practice
         if (
             not value_change(st.strong_values, extract_values(target.value))[0]
             and not _shares_subject(st.text, target.value)
@@ -651,6 +674,20 @@ class Resolver:
             and not (target.slot in NAMED_SLOTS and named_slot(st.text) == target.slot)
         ):
             # "帮我改一下这段…" shares a word or two with its message, not with the item.
+            return False
+        if (
+            comparable(st.strong_values)
+            and not st.correction  # "是我记错了" may fix a value written in a way not parsed
+            and not any(
+                v.kind in REVISABLE_KINDS or v.kind == "time" for v in extract_values(target.value)
+            )
+            and not _same_named_slot(st, target)
+            and not opposed(st.text, target.value)
+            and self._lexical(st, target) < VALUE_TARGET_MIN
+        ):
+            # The reverse: a new value ("签售控制在半小时", "the code is OOPS15 now, 15%
+            # off") revises an item holding some value to replace, or one its words
+            # clearly name; not one that only shares a name with it ("经纪人陶可的电话是…").
             return False
         if (
             not st.strong_values
@@ -707,7 +744,7 @@ class Resolver:
             or _same_rate(st, target)
             or _renamed(st.strong_values, extract_values(target.value))
         )
-        if not same_subject or closeness <= 0:
+        if not same_subject or closeness <= 0 or different_subjects(st.text, target.value):
             return self._try_duplicate(st)
         self._supersede(target, st, st.text, st.type, pair=_settled_pair(st, target))
         return True
@@ -718,8 +755,10 @@ class Resolver:
         if " → " in st.text or not marks_adjustment(st.text, st.change):
             return False  # a choice among options is settled by `policies.choices`
         pool = [
-            it for it in self._user_items() if it.type != "directive" and not _other_role(st, it)
-        ]
+            it for it in self._user_items()
+            if it.type != "directive" and not _other_role(st, it)
+            and not different_subjects(st.text, it.value)
+        ]  # fmt: skip
         found = sole_rival_pair(st.text, st.strong_values, pool)
         if found is None or found[0].value == st.text:
             return False
@@ -739,7 +778,7 @@ class Resolver:
         days = [v for v in st.strong_values if v.kind == "date" and v.number is None]
         found: list[tuple[MemoryItem, Value, Value]] = []
         for it in self._user_items():
-            if it.value == st.text:
+            if it.value == st.text or different_subjects(st.text, it.value):
                 continue
             pairs = [
                 (nv, ov) for nv in days for ov in extract_values(it.value)
@@ -1055,6 +1094,25 @@ _CLAUSE_THEN = re.compile(
 )
 
 
+# How things were, told as a story: "Back then the workshops were on Mondays", "以前
+# 我们都是周一开会". Not when it also says how things are now.
+_PAST_FRAME = re.compile(
+    r"^\W*(?:(?:oh|and|but|so|well)\W+)?(?:back then|back in the day|in those days|in the old days"
+    r"|years ago|when (?:i|we) (?:was|were)|(?:we|i|it|they) used to)\b"
+    r"|^\W*(?:以前|那时候|那会儿|当时|当年|过去|早些年)",
+    re.IGNORECASE,
+)
+_NOW = re.compile(
+    r"\b(?:now|these days|nowadays|from now|going forward|instead|anymore|no longer|any more)\b"
+    r"|现在|如今|以后|今后|改成|改到|换成|不再|这次|今年",
+    re.IGNORECASE,
+)
+
+
+def _past_account(text: str) -> bool:
+    return bool(_PAST_FRAME.search(text)) and not _NOW.search(text)
+
+
 def _other_role(st: Statement, item: MemoryItem) -> bool:
     """Every value `st` could revise in `item` plays another role there or here
     (`policies.value_roles`): an attribute of a noun the other never names ("the
@@ -1070,7 +1128,9 @@ def _other_role(st: Statement, item: MemoryItem) -> bool:
         return False
     case = conditional(st.text) and not conditional(item.value)
     return all(
-        attribute_clash(st.text, nv, item.value, ov) or (case and conditional_before(st.text, nv))
+        attribute_clash(st.text, nv, item.value, ov)
+        or share_clash(st.text, nv, item.value, ov)
+        or (case and conditional_before(st.text, nv))
         for nv, ov in pairs
     )
 
@@ -1294,6 +1354,41 @@ def _standalone_clauses(old: str, rest: str) -> str | None:
             continue
         kept.append(part)
     return sep.join(kept) or None
+
+
+def _denied_value(text: str, token: str) -> str:
+    """The whole value a contrast token begins ("instead of *two* weeks" denies "two
+    weeks", not the word "two"), else the token."""
+    at = text.find(token)
+    for v in extract_values(text):
+        if v.start == at and len(v.text) > len(token) and v.kind in REVISABLE_KINDS:
+            return v.text
+    return token
+
+
+def _names_something(token: str) -> bool:
+    """Does a denied token name anything? A number or a content word does; "not us",
+    "not to whoever filed it", "not at the end" deny a function word."""
+    if re.search(r"\d", token) or re.search(r"[\u3400-\u9fff]", token):
+        return True
+    return any(w >= 1 for w in weighted_terms(token).values())
+
+
+# How many content words of its own make a sentence about a subject of its own.
+_OWN_SUBJECT_TERMS = 4
+
+
+def _other_subject(text: str, token: str, item: str) -> bool:
+    """Is `text`, which denies `token`, about another subject than `item`, which holds
+    it? It is when it has words of its own and shares none with the item but the token:
+    "my work laptop should stay on ethernet, not wifi, for the VPN" is not about "I want
+    to sort out the wifi in the house"; "soapstone it is, no more quartz" has no other
+    words, so the item holding "quartz" is what it revises."""
+    denied = key_terms(token)
+    own = key_terms(text) - denied
+    if len(own) < _OWN_SUBJECT_TERMS:
+        return False
+    return not (own & key_terms(item))
 
 
 def _revoked_text(st: Statement) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from itertools import pairwise
 
 from policies.matching import weighted_terms
 from policies.types import ItemType
@@ -244,3 +245,65 @@ def derive_slot(kind: ItemType, text: str, values: Sequence[Value]) -> str:
             return f"id:{v.text}"
     top = sorted(weighted_terms(text).items(), key=lambda kv: (-kv[1], -len(kv[0]), kv[0]))[:2]
     return f"{kind}:" + "-".join(term for term, _ in top) if top else kind
+
+
+# What may follow a Chinese noun that heads a subject: "钢琴课*在*周二", "游泳课*是*…".
+_ZH_AFTER_HEAD = frozenset("在是为有要的和，。,.；;：:！!？? ")
+_EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def _outside_values(text: str) -> str:
+    """`text` with every value blanked: "1 gig plan" keeps only "plan"."""
+    for v in extract_values(text):
+        text = text[: v.start] + " " * (v.end - v.start) + text[v.end :]
+    return text
+
+
+def _en_modifiers(text: str) -> dict[str, set[str]]:
+    """Content word -> the content words right before it ("piano lessons": lesson -> piano)."""
+    plain = _outside_values(text)
+    words = list(_EN_WORD.finditer(plain))
+    out: dict[str, set[str]] = {}
+    for a, b in pairwise(words):
+        before, head = a.group(0).casefold(), b.group(0).casefold()
+        if plain[a.end() : b.start()] != " ":
+            continue  # a value or a break between them: "lab: 6.5% ABV" modifies nothing
+        if len(head) >= 3 and weighted_terms(head) and weighted_terms(before):
+            out.setdefault(head.rstrip("s"), set()).add(before)
+    return out
+
+
+def _zh_modifiers(text: str) -> dict[str, set[str]]:
+    """Noun character -> the two characters before it, where it ends a subject
+    ("钢琴课在": 课 -> 钢琴)."""
+    plain = _outside_values(text)
+    out: dict[str, set[str]] = {}
+    for i in range(2, len(plain)):
+        head, mod = plain[i], plain[i - 2 : i]
+        after = plain[i + 1] if i + 1 < len(plain) else " "
+        if not ("\u4e00" <= head <= "\u9fff") or after not in _ZH_AFTER_HEAD:
+            continue
+        if not all("\u4e00" <= c <= "\u9fff" and weighted_terms(c) for c in mod + head):
+            continue
+        out.setdefault(head, set()).add(mod)
+    return out
+
+
+def different_subjects(new_text: str, old_text: str) -> bool:
+    """Do two sentences name the same kind of thing with different modifiers, each absent
+    from the other: "tennis practice" / "guitar practice", "游泳课" / "钢琴课"? Then
+    their values (days, times, counts) are about two things, not one setting revised."""
+    for modifiers in (_en_modifiers, _zh_modifiers):
+        new, old = modifiers(new_text), modifiers(old_text)
+        for head in new.keys() & old.keys():
+            a, b = new[head], old[head]
+            if a & b:
+                continue
+            fresh = all(m not in old_text.casefold() for m in a)
+            gone = all(m not in new_text.casefold() for m in b)
+            shared_chars = {c for m in a for c in m if not c.isascii()} & {
+                c for m in b for c in m if not c.isascii()
+            }
+            if fresh and gone and not shared_chars:
+                return True
+    return False

@@ -10,7 +10,10 @@ the sentence gives one of them another role:
   revises a value said about the same thing ("a 30-day trial", "the trial
   runs 21 days"), not any other count of hours, people or days;
 - a *case* under a condition ("if they sign for a year, as low as $22",
-  "要是包年，最低22块"): an exception beside the plain value, not a new one.
+  "要是包年，最低22块"): an exception beside the plain value, not a new one;
+- a *share* of a count per unit ("每桌10个人", "10 guests per table", "every two
+  minutes"): a count per table is no version of the size of one group ("正好9个人，
+  够坐"), nor an interval of a length ("ten minutes, nest gone").
 
 `policies.revision` consults these where a link rests on the value alone
 (no change cue names what is revised).
@@ -112,3 +115,30 @@ def conditional_before(text: str, v: Value) -> bool:
 
 def conditional(text: str) -> bool:
     return _CONDITION.search(text) is not None
+
+
+# "每桌10个人", "每队最多6人", "every two minutes", "10 per table", "two to a room": a
+# count spread over a unit. Before the value: 每/each/every/per and at most a short noun;
+# after it: per/a/an/each/to a + noun.
+_SHARE_BEFORE = re.compile(
+    r"(?:每|各)[\u4e00-\u9fff]{0,2}(?:最多|最少|不超过|至少)?$|\b(?:every|each|per)\s+(?:\w+\s+)?$",
+    re.IGNORECASE,
+)
+_SHARE_AFTER = re.compile(r"^\s*(?:per|each|an?|to an?)\s+[a-z]+|^\s*/", re.IGNORECASE)
+
+
+def is_share(text: str, v: Value) -> bool:
+    """Is `v` a count per unit of something ("每桌10个人", "every two minutes")?"""
+    return bool(
+        _SHARE_BEFORE.search(text[max(0, v.start - 8) : v.start])
+        or _SHARE_AFTER.match(text[v.end : v.end + 16])
+    )
+
+
+def share_clash(new_text: str, new: Value, old_text: str, old: Value) -> bool:
+    """A count per unit and a plain count are two settings, not versions of one: the
+    group that fits one table is not the seats per table. Only counts (a money amount
+    per hour may be replaced by a flat fee for the day)."""
+    if new.kind != "qty" or old.kind != "qty":
+        return False
+    return is_share(new_text, new) != is_share(old_text, old)

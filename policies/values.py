@@ -354,7 +354,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "number",
         re.compile(
-            r"(?<![A-Za-z0-9_.,:/-])(?:\d{1,3}(?:,\d{3})+|\d{2,})(?:\.\d+)?(?![A-Za-z0-9_.,:%/-]|,\d)"
+            # A sentence's own full stop or comma may follow ("RSVPs closed at 98.", "一共98，"),
+            # not a decimal, a thousands group or a domain ("98.6", "1,000", "98.com").
+            r"(?<![A-Za-z0-9_.,:/-])(?:\d{1,3}(?:,\d{3})+|\d{2,})(?:\.\d+)?(?![A-Za-z0-9_:%/-]|[.,]\w)"
             r"|(?<![零一二两三四五六七八九十百千万第每])"
             r"(?:[一二两三四五六七八九十][零一二两三四五六七八九十]*[百千万][零一二两三四五六七八九十百千万]*"
             r"|[二三四五六七八九]十[一二三四五六七八九]?|十[一二三四五六七八九])"
