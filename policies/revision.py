@@ -1022,7 +1022,8 @@ class Resolver:
         # and 3 nights" after "6 people, 2 nights") takes both clauses.
         twice = [
             v for v in extract_values(rest or "")
-            if v.kind in REVISABLE_KINDS and same_unit_change(st.strong_values, [v])
+            if (v.kind in REVISABLE_KINDS and same_unit_change(st.strong_values, [v]))
+            or _same_day_told_twice(old, changed, v, st)
         ]  # fmt: skip
         if rest is not None and twice:
             rest = without_clause(rest, twice[0])
@@ -1107,6 +1108,17 @@ _NOW = re.compile(
     r"|现在|如今|以后|今后|改成|改到|换成|不再|这次|今年",
     re.IGNORECASE,
 )
+
+
+def _same_day_told_twice(old: MemoryItem, changed: Value, v: Value, st: Statement) -> bool:
+    """ "Saturday, June 7": one day told as a weekday and a date. A new day ("Sunday
+    the 15th") replaces both; the date left behind would still say the old day."""
+    if not (changed.kind == v.kind == "date" and (changed.number is None) != (v.number is None)):
+        return False
+    if any(value_signature(x) == value_signature(v) for x in st.values):
+        return False  # the statement keeps that one
+    near = old.value[max(0, changed.start - len(v.text) - 4) : changed.end + len(v.text) + 4]
+    return v.text in near and any(x.kind == "date" for x in st.strong_values)
 
 
 def _past_account(text: str) -> bool:

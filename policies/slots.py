@@ -7,6 +7,7 @@ helpers decide that, and name an item's slot for the rest of the system.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -84,6 +85,8 @@ def value_change(
     changed, closeness = False, 0.0
     old_sigs = {value_signature(v) for v in old}
     for nv in new:
+        if nv.kind == "date" and nv.unit == "dom":
+            old = [*old, *_days_of_month(old)]
         if nv.kind == "id" or value_signature(nv) in old_sigs:
             continue
         rivals = [
@@ -97,6 +100,18 @@ def value_change(
         changed = True
         closeness = max(closeness, *(numeric_closeness(nv, ov) for ov in rivals))
     return changed, closeness
+
+
+def _days_of_month(values: Sequence[Value]) -> list[Value]:
+    """Calendar dates read as days of their month: "Tuesday the 13th" moves "Thursday,
+    May 8" (said with the month, changed by the day alone, as people do within a
+    month or into the next)."""
+    out = []
+    for v in values:
+        if v.kind == "date" and v.unit == "" and v.number is not None and v.number > 31:
+            day = int(v.number) % 31 or 31
+            out.append(dataclasses.replace(v, number=float(day), unit="dom"))
+    return out
 
 
 def _context(text: str, v: Value) -> Mapping[str, float]:
@@ -190,7 +205,8 @@ def changed_pair(new_text: str, old_text: str) -> tuple[Value, Value] | None:
             continue  # "60是去年的" quotes the old value, it does not set a new one
         near_new = set(_context(new_text, nv))
         for ov in old_values:
-            if not same_slot(nv, ov):
+            dom = nv.kind == "date" and nv.unit == "dom" and bool(_days_of_month([ov]))
+            if not same_slot(nv, ov) and not dom:
                 continue
             shared = len(set(_context(old_text, ov)) & near_new)
             score = shared + numeric_closeness(nv, ov)

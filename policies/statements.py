@@ -232,6 +232,7 @@ def read_statements(
     that follow: each statement carries the strongest cue seen so far.
     """
     raw = [part for s in split_sentences(message) for part in _rule_before_question(s)]
+    raw, announced = _with_announced_topic(raw)
     sentences = [clean(s) for s in raw]
     recaps = [recap_request(s) for s in sentences]
     raw_ends = [s.rstrip().endswith((";", "；")) for s in raw]
@@ -245,7 +246,7 @@ def read_statements(
         text, cues = sentences[i], read_cues(sentences[i])
         # A cue in a sentence that is no statement itself ("Change of plan.",
         # "是我说错了！") governs the next statement only.
-        change = max(carried, cues.change)
+        change = max(carried, cues.change, 1 if i in announced else 0)
         aside = _still_aside(aside, text, cues)
         correcting = correcting or cues.correction
         if LIST_HEADER.search(text):
@@ -304,6 +305,62 @@ def read_statements(
             carried = change
         i += 1
     return _without_disowned(out, sentences)
+
+
+# A sentence that only announces that something changes, naming what but not the new
+# value: "Correction on the oven temperature.", "The pickup day moves.", "Bad news about
+# the venue.", "关于交稿时间，我再说一下。", "集合地点有变。". The value comes in a
+# sentence after it, which alone may name nothing ("Sunday the 15th works better.",
+# "改到下周一吧。"): the two are one revision of the thing named.
+_ANNOUNCE = re.compile(
+    r"^(?:(?:a |one |quick |small |some )?(?:correction|update|change|bad news|good news|news"
+    r"|change of plans?|heads[- ]up|a tweak|tweak)s? (?:on|about|to|regarding|re|for) "
+    r"(?P<en>(?:the |our |my )?[\w' -]{2,40}?)"
+    r"|(?P<en2>(?:the |our |my )?[\w' -]{2,40}?) (?:moves|is moving|has moved|has changed"
+    r"|changes|is changing|is different now|needs to change))\W*$"
+    r"|^关于(?P<zh>[^，,。！!？?]{1,12})[，,]?\s*(?:我|我们)?(?:再|要)?(?:说一下|说一句|改一下|更正一下"
+    r"|纠正一下|补充一下|有变化?|有个变化|有点变化|要改一下?|变了)\W*$"
+    r"|^(?P<zh2>[^，,。！!？?关]{2,10})(?:有变化?|有点变化|有个变化|变了|要改一下|得改一下)\W*$",
+    re.IGNORECASE,
+)
+_ANNOUNCE_REACH = 2  # the value may follow a sentence of reasons
+
+
+def _with_announced_topic(raw: list[str]) -> tuple[list[str], set[int]]:
+    """Sentences with each announcement joined to the sentence that gives its value,
+    and the indices of those joined sentences (they carry a change cue).
+
+    Only when the announcement itself holds no value, and a sentence within reach
+    holds one (and is no question): otherwise it is left as it was said."""
+    out: list[str] = []
+    announced: set[int] = set()
+    pending: str | None = None
+    between: list[str] = []  # sentences said after the announcement, before its value
+    for sentence in raw:
+        text = sentence.strip()
+        if pending is None:
+            if _ANNOUNCE.search(text) and not _strong(text):
+                pending = text
+            else:
+                out.append(sentence)
+            continue
+        if _strong(text) and not is_question(text):
+            out.extend(between)
+            announced.add(len(out))
+            out.append(_join(pending, text))
+            pending, between = None, []
+        elif len(between) + 1 < _ANNOUNCE_REACH:
+            between.append(sentence)
+        else:
+            out.extend([pending, *between, sentence])
+            pending, between = None, []
+    if pending is not None:
+        out.extend([pending, *between])
+    return out, announced
+
+
+def _strong(text: str) -> bool:
+    return any(v.kind in _STRONG_KINDS for v in extract_values(text))
 
 
 def _with_next(

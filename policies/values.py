@@ -339,6 +339,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"(?:{_NUM}|{_EN_WORD_NUM})(?:-| )(?:{_EN_UNIT_ALT})\b(?!['’]s\b)"
             rf"|(?:{_NUM}|(?!一(?:{_ZH_UNITS}))(?:{_ZH_NUM}))\s?(?:{_ZH_UNITS})"
             rf"|\b(?:{_NUM}) (?:or more |or fewer |or less )?(?:times|runs|items)\b"
+            # A temperature ("78°F", "4 °C", "25℃", "77 degrees"): a setting like any
+            # measured amount, so that a new one revises the old.
+            rf"|-?(?:{_NUM})\s?(?:°\s?[CFcf]\b|[℃℉]"
+            r"|degrees?\b(?: [CF]\b| celsius\b| fahrenheit\b)?)"
             r"|\d+\s?个(?!月|小时|人)|半(?:片|粒|勺|杯|碗|袋|包|颗|支|瓶)"
             # "寄养一个月": one month as a length of time (not "每一个月", "下一周", a shift:
             # "晚一周", "推迟一周", nor a rate: "一个月3000").
@@ -528,6 +532,8 @@ def _unit(kind: str, text: str) -> str:
     if kind == "qty":
         if _DATA_RATE.search(low):
             return "mbps"
+        if re.search(r"°|℃|℉|degree", low):
+            return "°"
         if text.endswith("个"):
             return "个"
         m = re.search(rf"(?:{_ZH_UNITS})$", text)
