@@ -43,6 +43,7 @@ from policies.types import (
     Supersede,
     Turn,
 )
+from policies.weekdays import weekday_moves
 
 _LIVE = frozenset({"active", "pending"})
 
@@ -77,6 +78,13 @@ class RuleExtractor:
         # "Add two more", "首播往后推一周": restated on the item that holds the quantity;
         # such a sentence is no item of its own, and its target is no one else's.
         relative = relative_changes(text, live, turn.ordinal, ctx.new_id, ctx.items)
+        # "周四那场挪到周五吧": one day of a listed weekly schedule, restated likewise.
+        moved = weekday_moves(
+            text, [it for it in live if it.id not in relative.targets], turn.ordinal, ctx.new_id
+        )
+        relative.ops += moved.ops
+        relative.sentences += moved.sentences
+        relative.targets |= moved.targets
         statements = [st for st in statements if not relative.used(st.text)]
         if not statements and not relative.ops:
             return _reply_only(text, turn.ordinal, live)
