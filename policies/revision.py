@@ -1239,9 +1239,17 @@ def _settled_pair(st: Statement, item: MemoryItem) -> tuple[Value, Value] | None
 _CLAUSE_END = re.compile(r"[，,。;；!?！？—\n]|\.(?=\s|$)")
 
 
-def _clause_terms(text: str, v: Value) -> set[str]:
-    """Content words of the clause holding `v` (its value text blanked out)."""
-    lo = max((m.end() for m in _CLAUSE_END.finditer(text, 0, v.start)), default=0)
+# A pronoun points back to the clause before: "My sitter is Tara, I pay her $18 an hour".
+_PRONOUN = re.compile(r"\b(?:he|him|his|she|her|they|them|their|it|its)\b|他|她|它", re.IGNORECASE)
+
+
+def _clause_terms(text: str, v: Value, back: bool = False) -> set[str]:
+    """Content words of the clause holding `v` (its value text blanked out); with `back`,
+    also of the clause before when this one refers to it by a pronoun."""
+    ends = [m.end() for m in _CLAUSE_END.finditer(text, 0, v.start)]
+    lo = ends[-1] if ends else 0
+    if back and len(ends) > 0 and _PRONOUN.search(text[lo : v.start]):
+        lo = ends[-2] if len(ends) > 1 else 0
     m = _CLAUSE_END.search(text, v.end)
     hi = m.start() if m else len(text)
     clause = text[lo : v.start] + " " + text[v.end : hi]
@@ -1258,14 +1266,11 @@ def _value_clause_shared(st: Statement, item: MemoryItem) -> bool:
     if _near_same_words(st, item):
         return True  # the same one-character verb before both amounts ("挂…万")
     old_values = extract_values(item.value)
-    for nv in st.strong_values:
-        own = _clause_terms(st.text, nv)
-        for ov in old_values:
-            if not same_slot(nv, ov) or value_signature(nv) == value_signature(ov):
-                continue
-            if own & _clause_terms(item.value, ov):
-                return True
-    return False
+    return any(
+        _clause_terms(st.text, nv) & _clause_terms(item.value, ov, back=True)
+        for nv in st.strong_values for ov in old_values
+        if same_slot(nv, ov) and value_signature(nv) != value_signature(ov)
+    )  # fmt: skip
 
 
 def _shares_subject(a: str, b: str) -> bool:

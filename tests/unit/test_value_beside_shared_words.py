@@ -32,3 +32,14 @@ def test_same_subject_beside_the_new_value_still_revises() -> None:
     assert active_values(["店门早上7点开。", "店门早上8点开就行，周末人少。"]) == [
         "店门早上8点开就行，周末人少。"
     ]
+
+
+def test_pronoun_carries_the_subject_of_the_clause_before() -> None:
+    # "we pay her $20 a walk": "her" is the walker named in the clause before.
+    values = active_values(
+        [
+            "Our dog walker is Priya, we pay her $20 a walk.",
+            "I'll offer Priya a flat sixty a week, simpler than counting walks.",
+        ]
+    )
+    assert not any("$20" in v for v in values)
