@@ -434,7 +434,9 @@ ASIDE = Lexicon(
 # replied…") reports a position, it does not state the user's requirement.
 REPORTED = Lexicon(
     r"^(?i:they|their|theirs)\b|^(?i:here'?s|here is) what (?i:they|their|his|her)\b"
-    r"|^(?:(?i:he|she)|[A-Z][a-z]+(?: [A-Z][a-z]+)?) (?:just |now |also )?(?:replied|said|says|came"
+    # A name may carry its role ("Helen, our music director, thinks…").
+    r"|^(?:(?i:he|she)|[A-Z][a-z]+(?: [A-Z][a-z]+)?(?:, (?:our|my|the|his|her|their) [^,]{1,40},)?)"
+    r" (?:just |now |also )?(?:replied|said|says|came"
     r" back|called|wrote|emailed|offer(?:s|ed)?|quoted|propos(?:es|ed)|suggest(?:s|ed)|told|asked"
     r"|counter(?:s|ed)?|mentioned|thinks|claims|responded)\b",
     r"^(?:他|她|他们|她们|对方|人家)(?:刚才|刚刚|又|也)?(?:说|回复|表示|提出|报价|反馈|觉得)"
@@ -609,6 +611,21 @@ def _strength(table: Table, text: str) -> int:
     return 0
 
 
+# "Now" opening a new topic ("Now, the hotel:", "Now a boring but important thing:",
+# "现在说说住宿") moves the talk on; it says nothing changed. Only a verbless lead-in
+# ended by a comma, colon or dash counts: "Now it's 3 nights" and "Now the budget is
+# $500" still mark a change.
+_TOPIC_NOW = re.compile(
+    r"(?:^|(?<=[.!?]\s))\W*now\b,?\s+"
+    r"(?!(?:[\w'’$-]+\s+){0,5}?(?:is|are|was|were|be|been|it'?s|we'?re|i'?m|they'?re|that'?s"
+    r"|there'?s|have|has|had|need|needs|want|wants|can|could|will|would|should|must|let'?s"
+    r"|make|makes|go|goes|going|get|gets|got|do|does|did|costs?|takes?|stays?|moves?"
+    r"|[\w'’]+ed|[\w]+n['’]t)\b)"
+    r"(?:[^\s,:;—–.!?]+\s+){0,5}[^\s,:;—–.!?]+\s*[,:;—–]"
+    r"|现在(?=(?:来|再|先)?(?:说说|说一下|聊聊|聊一下|讲讲|讲一下|看看|看一下|轮到))",
+)
+
+
 # "My friend asked if…", "小杨问我能不能…": a question, only reported.
 _ASKED = Lexicon(
     r"\b(?:asked|asks|asking|wondering|wonders|wants to know|wanted to know)(?: me| us| you)?"
@@ -676,7 +693,11 @@ _PREAMBLE = re.compile(r"^[^:：]{1,40}[:：]\s*")
 # user, reported; the user has not adopted it (an authority's ruling, "the
 # vet says no dairy", is not advice from a peer and stays a requirement).
 _PEER_ADVICE = Lexicon(
-    r"^(?:(?:my|our|a) (?:\w+ )?(?:co-?workers?|colleagues?|friends?|buddy|buddies|neighbou?rs?"
+    # A named person's opinion of what we should do ("Helen, our music director,
+    # thinks we should charge more"): their view until the user takes it up.
+    r"^(?-i:[A-Z])[a-z]+(?:, (?:our|my|the|his|her|their) [^,]{1,40},)? (?:really |also )?"
+    r"(?:thinks|reckons|feels) (?:that )?(?:i|we) (?:should|ought to)\b"
+    r"|^(?:(?:my|our|a) (?:\w+ )?(?:co-?workers?|colleagues?|friends?|buddy|buddies|neighbou?rs?"
     r"|cousins?|uncles?|aunts?|brother-in-law|sister-in-law|in-laws?|roommates?|classmates?)"
     r"|(?:some|a) (?:guy|people|someone|folks?)(?: at work| online| on reddit)?|everyone|people)"
     r" (?:\w+ )?(?:says?|said|thinks?|thought|reckons?|swears?|told me|tells me|insists?"
@@ -765,7 +786,7 @@ def read_cues(text: str) -> Cues:
         directive=directive,
         constraint=_strength(CONSTRAINT, low),
         preference=_strength(PREFERENCE, low),
-        change=_strength(CHANGE, low),
+        change=_strength(CHANGE, _TOPIC_NOW.sub(" ", low)),
         revoke_span=revoke.span() if revoke else None,
         question=question,
         aside=bool(ASIDE.search(text)),

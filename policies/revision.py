@@ -736,10 +736,14 @@ class Resolver:
         # the same subject, and the numbers must be of a comparable size.
         _, closeness = value_change(st.strong_values, extract_values(target.value))
         same_subject = (
-            self._lexical(st, target) >= IMPLICIT_MIN
-            or _estimate_settled(st, target)
+            (
+                self._lexical(st, target) >= IMPLICIT_MIN
+                or local_context_match(st.text, target.value)
+            )
+            and (st.change > 0 or _value_clause_shared(st, target))
+        ) or (
+            _estimate_settled(st, target)
             or _same_named_slot(st, target)
-            or local_context_match(st.text, target.value)
             or _same_threshold_rule(st, target)
             or _same_rate(st, target)
             or _renamed(st.strong_values, extract_values(target.value))
@@ -1240,6 +1244,45 @@ def _settled_pair(st: Statement, item: MemoryItem) -> tuple[Value, Value] | None
         ((a, b) for a in new for b in old if same_unit_change([a], [b])),
         None,
     )
+
+
+# What ends a clause: the words inside one clause are about the value in it.
+# A colon is left out: "For the spring show: it's on May 3" heads its clause.
+_CLAUSE_END = re.compile(r"[，,。;；!?！？—\n]|\.(?=\s|$)")
+
+
+# A pronoun points back to the clause before: "My sitter is Tara, I pay her $18 an hour".
+_PRONOUN = re.compile(r"\b(?:he|him|his|she|her|they|them|their|it|its)\b|他|她|它", re.IGNORECASE)
+
+
+def _clause_terms(text: str, v: Value, back: bool = False) -> set[str]:
+    """Content words of the clause holding `v` (its value text blanked out); with `back`,
+    also of the clause before when this one refers to it by a pronoun."""
+    ends = [m.end() for m in _CLAUSE_END.finditer(text, 0, v.start)]
+    lo = ends[-1] if ends else 0
+    if back and len(ends) > 0 and _PRONOUN.search(text[lo : v.start]):
+        lo = ends[-2] if len(ends) > 1 else 0
+    m = _CLAUSE_END.search(text, v.end)
+    hi = m.start() if m else len(text)
+    clause = text[lo : v.start] + " " + text[v.end : hi]
+    return {t for t, w in weighted_terms(clause).items() if w >= 1}
+
+
+def _value_clause_shared(st: Statement, item: MemoryItem) -> bool:
+    """Said with no change cue, a new value revises an old one only when a word of its
+    own clause is also in the old value's clause ("the shop opens at 8am" / "the shop
+    opens at 7am"). A word shared from another clause names who or where, not what is
+    set: "write check-in from 3pm, Rosa can't clean six rooms in two hours" shares Rosa
+    with "Rosa arrives at 7:30", yet a check-in time is no arrival time; "刚跟老陈打完电话，
+    …两周内打完" changes none of the hours 老陈 offered."""
+    if _near_same_words(st, item):
+        return True  # the same one-character verb before both amounts ("挂…万")
+    old_values = extract_values(item.value)
+    return any(
+        _clause_terms(st.text, nv) & _clause_terms(item.value, ov, back=True)
+        for nv in st.strong_values for ov in old_values
+        if same_slot(nv, ov) and value_signature(nv) != value_signature(ov)
+    )  # fmt: skip
 
 
 def _shares_subject(a: str, b: str) -> bool:

@@ -100,7 +100,7 @@ def sole_rival_pair(
     for nv in _totalled(text, precise):
         holders = []
         for it in items:
-            olds = [ov for ov in extract_values(it.value) if _rivals(nv, ov)]
+            olds = _nearest_within(nv, [ov for ov in extract_values(it.value) if _rivals(nv, ov)])
             if olds:
                 holders.append((it, olds))
         holders = _nearest_by_far(nv, holders)
@@ -167,6 +167,24 @@ def _nearest_by_far(
     ):
         return [(it, olds)]
     return holders
+
+
+def _nearest_within(new: Value, olds: list[Value]) -> list[Value]:
+    """One sentence holding two amounts ("raise $3,000, tickets $20"): the one near
+    the new amount ("five grand") is its rival when the other is an order of magnitude
+    away, as between items (`_nearest_by_far`). Amounts of money only: counts in one
+    sentence ("4、5间") are a range, and a cap beside them may bound something else."""
+    if len(olds) < 2 or new.kind != "money" or not new.number:
+        return olds
+
+    def ratio(old: Value) -> float:
+        a, b = abs(new.number or 0.0), abs(old.number or 0.0)
+        return max(a, b) / min(a, b) if min(a, b) > 0 else float("inf")
+
+    ranked = sorted(olds, key=ratio)
+    if ratio(ranked[0]) <= _FAR and all(ratio(ov) >= _APART for ov in ranked[1:]):
+        return ranked[:1]
+    return olds
 
 
 def _rivals(new: Value, old: Value) -> bool:

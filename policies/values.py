@@ -621,7 +621,7 @@ def _bound_measure(text: str) -> str:
     return ""
 
 
-def _bound_unit(text: str, before: str) -> str:
+def _bound_unit(text: str, before: str, after: str = "") -> str:
     """Side ("below" / "above") and measure of a threshold, as "below:usd".
 
     "don't want to go over $18,000" bounds from below like "at most $18,000".
@@ -641,8 +641,24 @@ def _bound_unit(text: str, before: str) -> str:
         side = "below"  # "never go over 2 hours", "别超过"
     else:
         side = "above"
-    measure = _bound_measure(text)
+    measure = _bound_measure(text) or _counted_around(text, before, after)
     return f"{side}:{measure}" if measure else side
+
+
+# People named right before "under 12" / "over 65": the number is their age.
+_AGED = re.compile(
+    r"\b(?:children|child|kids?|people|persons|adults?|seniors|students|teens|teenagers"
+    r"|infants|babies|toddlers|anyone|everyone|guests|visitors|players)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _counted_around(text: str, before: str, after: str) -> str:
+    """What a cap with no unit of its own bounds, from the words around it: "children
+    under 12" is an age, no price or head count."""
+    if _AGED.search(before) and re.match(r"(?i)(?:under|over|above|below)\b", text):
+        return "age"
+    return ""
 
 
 def bound_side(v: Value) -> str:
@@ -724,7 +740,7 @@ def extract_values(text: str) -> tuple[Value, ...]:
             if kind in ("qty", "bound") and _DATA_RATE.search(raw):
                 number = (number or 1.0) * (1000 if _GIGA.search(raw) else 1)
             if kind == "bound":
-                unit = _bound_unit(raw, text[max(0, start - 24) : start])
+                unit = _bound_unit(raw, text[max(0, start - 24) : start], text[end : end + 24])
             elif kind == "percent":
                 unit = _percent_unit(text[max(0, start - 40) : end + 12], raw)
             else:
