@@ -233,12 +233,17 @@ def read_statements(
     """
     raw = [part for s in split_sentences(message) for part in _rule_before_question(s)]
     raw, announced = _with_announced_topic(raw)
+    raw, announced, headers = _with_inline_headers(raw, announced)
     sentences = [clean(s) for s in raw]
-    recaps = [recap_request(s) for s in sentences]
+    # A header only names the rules that follow it; it asks nothing ("几个…要求：").
+    recaps = [recap_request(s) and i not in headers for i, s in enumerate(sentences)]
     raw_ends = [s.rstrip().endswith((";", "；")) for s in raw]
-    questions = [is_question(s) and not CHALLENGE.search(s) for s in sentences]
+    questions = [
+        is_question(s) and not CHALLENGE.search(s) and i not in headers
+        for i, s in enumerate(sentences)
+    ]
     out: list[Statement] = []
-    aside = prev_reported = listed = correcting = pasting = False
+    aside = prev_reported = listed = chained = correcting = pasting = False
     carried = 0
     revoked_at = -9
     i = 0
@@ -249,8 +254,11 @@ def read_statements(
         change = max(carried, cues.change, 1 if i in announced else 0)
         aside = _still_aside(aside, text, cues)
         correcting = correcting or cues.correction
-        if LIST_HEADER.search(text):
-            listed = True
+        if i in headers or LIST_HEADER.search(text):
+            # A header on its own line heads the rest of the message; one with its
+            # first item after the colon, only its own semicolon chain.
+            chained = i in headers
+            listed = listed or not chained
             i += 1
             continue
         if pasting or _PASTE.search(raw[i]):
@@ -267,7 +275,8 @@ def read_statements(
         prev_reported = reported
         where = _Where(topic, opening, not out, aside,
                        i + 1 < len(sentences) and questions[i + 1],
-                       i > 0 and questions[i - 1], reported, listed, answering)  # fmt: skip
+                       i > 0 and questions[i - 1], reported, listed or chained,
+                       answering)  # fmt: skip
         st = None if recaps[i] else _classify_or_premise(i, text, cues, where, questions[i])
         if st is None and correcting and not recaps[i] and not questions[i]:
             # "My mistake. 8 people." / "是我记错了。3.8公斤。": the value after the admission.
@@ -279,7 +288,17 @@ def read_statements(
         st = st or _instead_rule(i, text, cues, revoked_at >= i - 2 and not questions[i])
         if st is not None and any(recaps) and not _survives_recap(st):
             st = None
-        if st is not None and i + 1 < len(sentences) and not questions[i + 1]:
+        # Items of one listed chain are separate rules, never one another's continuation.
+        # A header is never the continuation of the statement before it.
+        item = (chained and raw_ends[i]) or i + 1 in headers
+        # What replaces a revoked rule is a rule of its own, kept after the revocation
+        # ("不过每段加个小标题"); one that continues it ("Instead, …") is read with it.
+        item = item or (
+            st is not None and st.revoke and i + 1 < len(sentences)
+            and not CONTINUATION.match(sentences[i + 1])
+            and _replaces(sentences[i + 1], read_cues(sentences[i + 1]))
+        )  # fmt: skip
+        if st is not None and i + 1 < len(sentences) and not questions[i + 1] and not item:
             joined = _with_next(st, text, cues, sentences[i + 1], where, change, carried)
             if joined is not None:
                 st, change = joined
@@ -293,6 +312,7 @@ def read_statements(
             st.text = f"{st.text}{CHOICE_MARK}{choice}"
             # A choice made from a list is a decision as concrete as a date.
             st.importance = max(st.importance, 0.95)
+        chained = chained and raw_ends[i]
         revoked_at = i if st is not None and st.cues.revoke_span is not None else revoked_at
         if st is not None:
             st.change = change
@@ -305,6 +325,38 @@ def read_statements(
             carried = change
         i += 1
     return _without_disowned(out, sentences)
+
+
+# "几个格式要求：标题用黑体；…", "A few rules for the drafts: bullet points only; …": a
+# header naming rules, with the first of them after its colon on the same line.
+_INLINE_HEADER = re.compile(r"^(?P<head>[^：:。.!！?？；;]{2,40}?[：:])\s*(?P<rest>\S.*)$", re.S)
+
+
+def _with_inline_headers(
+    raw: list[str], announced: set[int]
+) -> tuple[list[str], set[int], set[int]]:
+    """Sentences with a rule-list header split off the first item it introduces, so
+    each item of the list is read as the rule it is (the header alone is no rule);
+    `announced` shifted to match, and the indices of the headers split off."""
+    out: list[str] = []
+    shifted: set[int] = set()
+    headers: set[int] = set()
+    for i, sentence in enumerate(raw):
+        m = _INLINE_HEADER.match(sentence.strip())
+        # Only a list: one rule after its header ("Standing rule: …") reads whole.
+        if (
+            m is not None
+            and m["rest"].rstrip().endswith((";", "；"))
+            and LIST_HEADER.search(m["head"])
+            and not is_question(m["rest"])
+        ):
+            headers.add(len(out))
+            out.append(m["head"])
+            sentence = m["rest"]
+        if i in announced:
+            shifted.add(len(out))
+        out.append(sentence)
+    return out, shifted, headers
 
 
 # A sentence that only announces that something changes, naming what but not the new
@@ -672,12 +724,38 @@ _IMPERATIVE = re.compile(
 )
 
 
+# What replaces a rule just dropped, said without a rule word: set against the
+# dropped rule ("不过每段开头加个小标题", "But put a heading on each section") or
+# approved as the new way ("Casual is fine, short sentences", "口语一点就行"). Not a
+# sentence about someone or something else ("不过我今天有点累", "But the weather is
+# nice", "that's fine"): those open with a subject of their own or name nothing.
+_REPLACEMENT = re.compile(
+    r"^(?:but|though|however|instead|rather)\b,? (?!(?:i|i'm|i've|we|we're|he|she|they|it|it's"
+    r"|that|that's|this|there|the|my|our|his|her|their|you|you're)\b)"
+    r"|^(?!(?:that|this|it|which)\b)[\w' -]{2,30}? (?:is|are) (?:fine|ok|okay|good|enough|better)"
+    r"\b(?! (?:to|with|for|by|at|on)\b)"
+    r"|^(?:不过|但是?|可是|只是)(?:，)?(?!我|你|他|她|它|咱|今天|昨天|明天|天气|这|那)"
+    r"|^(?!(?:这|那|它))[^，,。；]{2,12}(?:就行|就好|就可以|即可)",
+    re.IGNORECASE,
+)
+
+
 def _instead_rule(index: int, text: str, cues: Cues, after_revoke: bool) -> Statement | None:
     """ "Stop doing the numbered lists. Just write short paragraphs.": what to do instead
     of a rule just revoked is a rule itself, however plainly put."""
-    if not after_revoke or not _IMPERATIVE.search(text):
+    if not after_revoke or not (_IMPERATIVE.search(text) or _replaces(text, cues)):
         return None
     return Statement(index, text, cues, extract_values(text), "directive", 0.8)
+
+
+def _replaces(text: str, cues: Cues) -> bool:
+    return (
+        bool(_REPLACEMENT.search(text))
+        and not cues.question
+        and not small_talk(text)
+        and not chatter(text)
+        and _content(text) >= 1
+    )
 
 
 # The user's own next step ("I'll ask Mei", "我问问周会计再说"): nothing to keep.
