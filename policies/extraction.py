@@ -30,6 +30,7 @@ from policies.observations import extract_assistant, extract_tool
 from policies.relative import relative_changes
 from policies.revision import Resolver
 from policies.statements import read_statements
+from policies.tentative import tentative_replacements
 from policies.types import (
     Add,
     Confirm,
@@ -85,6 +86,13 @@ class RuleExtractor:
         relative.ops += moved.ops
         relative.sentences += moved.sentences
         relative.targets |= moved.targets
+        # "回程先定5月5日吧" … "5月6日回北京的票你帮我看看": the provisional value replaced.
+        firmed = tentative_replacements(
+            text, [it for it in live if it.id not in relative.targets], turn.ordinal, ctx.new_id
+        )
+        relative.ops += firmed.ops
+        relative.sentences += firmed.sentences
+        relative.targets |= firmed.targets
         statements = [st for st in statements if not relative.used(st.text)]
         if not statements and not relative.ops:
             return _reply_only(text, turn.ordinal, live)

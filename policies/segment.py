@@ -84,12 +84,13 @@ def _emit(piece: str, out: list[str]) -> None:
 
 
 # A speaker fixing a value mid-sentence: "March 12 — sorry, March 14", "SORRY15 — no
-# wait, it's OOPS15", "8寸的——不对，是10寸的", "60公斤5个——哦不对，是55公斤". The
+# wait, it's OOPS15", "8寸的——不对，是10寸的", "A-17，哦不，是A-71" (a bare 不 only after
+# 哦/啊: "哦不错" is praise), "60公斤5个——哦不对，是55公斤". The
 # comma after the marker is no clause boundary: the clause is the corrected value.
 SELF_FIX = re.compile(
     r"\s*(?:—|–|--|——|-|,|，|\.\.\.|…)\s*(?:(?:no|oh|ah|um|哦|啊|呃)[,， ]*)?"
     r"(?:no wait|wait|sorry|oops|i mean|i meant|make that|correction|scratch that|不对|不是不是"
-    r"|说错了|我说错了|记错了|我是说|更正|应该是)(?![a-z])(?:[,，:：!！]?\s*no\b)?[,，:：!！]?\s*",
+    r"|说错了|我说错了|记错了|我是说|更正|应该是|(?<=[哦啊呃])不(?=[，,\s]))(?![a-z])(?:[,，:：!！]?\s*no\b)?[,，:：!！]?\s*",
     re.IGNORECASE,
 )
 
@@ -131,13 +132,51 @@ def _self_fixes(text: str) -> list[tuple[int, int, int, int, int]]:
     return out
 
 
+# A fix that restates only the end of a number or ID: "0147 at the end", "the last four
+# are 2290", "ending in 88", "尾号是5687", "后四位是2290", "最后两位是13". The digits given
+# replace the same count of trailing digits of the value taken back.
+_PART_FIX = re.compile(
+    r"(?:(?:it'?s|make it|that'?s)\s+)?(?P<a>\d{1,6})\s+(?:at|on) the end\b(?! of)"
+    r"|(?:the |it )?(?:last (?:one|two|three|four|five|six|\d) ?(?:digits?|numbers?)?|ending|ends)"
+    r"\s*(?:is|are|should be|in|with)\s+(?P<b>\d{1,6})\b"
+    r"|(?:尾号|尾数|末尾|(?:最)?后[一二两三四五六1-6]位(?:数)?)(?:应该|其实)?(?:是|为)?\s*(?P<c>\d{1,6})(?!\d)",
+    re.IGNORECASE,
+)
+# The number or ID just before the marker, digits possibly grouped by spaces, dashes or
+# dots: "503-555-0174", "138 1234 5678", "A-20931".
+_GROUPED_NUMBER = re.compile(r"(?:[A-Za-z]+-?)?\d(?:[\d .-]*\d)?\s*$")
+
+
+def _part_fixes(text: str) -> list[tuple[int, int, str, int]]:
+    """(start and end of the number taken back, the number with its trailing digits
+    replaced, end of the fix): "503-555-0174, sorry, 0147 at the end" -> "503-555-0147".
+    Only where the fix names the part it restates ("at the end", "尾号") and gives no more
+    digits than the number has; a count ("3 dogs") has too few digits to be patched."""
+    out = []
+    for m in SELF_FIX.finditer(text):
+        part = _PART_FIX.match(text, m.end())
+        old = _GROUPED_NUMBER.search(text, 0, m.start())
+        if part is None or old is None:
+            continue
+        digits = part.group("a") or part.group("b") or part.group("c")
+        number = old.group().rstrip()
+        places = [i for i, ch in enumerate(number) if ch.isdigit()]
+        if len(digits) > len(places) or len(places) < 4:
+            continue
+        chars = list(number)
+        for i, d in zip(places[-len(digits) :], digits, strict=True):
+            chars[i] = d
+        out.append((old.start(), old.start() + len(number), "".join(chars), part.end()))
+    return out
+
+
 @lru_cache(maxsize=8192)
 def self_fixed(text: str) -> bool:
     """ "底薪8000——哦不对，是8500", "EIN 84-2219047 — wait no, 84-2291047", "prefix
     JT-OLD — sorry, no, JT-LEG", "下午5点，哦不对，只开到下午3点": a value the speaker
     fixed mid-sentence (an amount, ID, code, phone number, time) is a fact they care
     to get right, whatever its kind."""
-    return bool(_self_fixes(text))
+    return bool(_self_fixes(text)) or bool(_part_fixes(text))
 
 
 # What may stand between a correction marker and the value it puts instead
@@ -149,7 +188,13 @@ _CLAUSE_START = re.compile(r".*[，,;；:：。.!?！？]\s*", re.DOTALL)
 def drop_retracted(text: str) -> str:
     """The statement with the value taken back mid-sentence left out, for display:
     "EIN 84-2219047 — wait no, 84-2291047" -> "EIN 84-2291047"; "周六上午9点到下午5点，
-    哦不对，周六只开到下午3点" -> "周六只开到下午3点". The corrected value always stays."""
+    哦不对，周六只开到下午3点" -> "周六只开到下午3点"; "138 1234 5678，不对，尾号是5687" ->
+    "138 1234 5687". The corrected value always stays."""
+    parts = _part_fixes(text)
+    for start, _end, fixed, fix_end in reversed(parts):
+        text = text[:start] + fixed + text[fix_end:]
+    if parts:
+        return text
     for start, end, fix_start, fix_end, put in reversed(_self_fixes(text)):
         if _FIX_LEAD.fullmatch(text[fix_end:put]):
             if end >= 0 and not text[end:fix_start].strip():  # "16 cores, no wait, 24": kept

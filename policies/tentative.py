@@ -1,0 +1,135 @@
+"""A provisional value replaced by a later concrete one for the same thing (zh + en).
+
+People often put a value down provisionally ("回程先定5月5日吧", "返程暂定周日",
+"let's tentatively say March 12 for the tasting") and later name the real one
+without any change cue, often inside a request: "5月6日回北京的票你帮我看看",
+"book the tasting for March 14". The request is no requirement of its own, and
+without a cue the resolver does not link the two, so the provisional value stays
+current and the real one is lost.
+
+Here a live user item that marks its value as provisional (先定 / 暂定 / 先这样 /
+tentatively / pencil in / for now) and holds exactly one value of a replaceable
+kind (a date, time, amount) is superseded by a later sentence that is no question,
+holds a different value of that kind, and shares an event word with the item (an
+English content word, or a Chinese content character outside both values:
+"回程" / "回北京"). The later sentence, verbatim, becomes the item. A firm value
+is never replaced this way: without the provisional mark, a later value in a
+request may be about something else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from itertools import pairwise
+
+from policies.cues import is_question
+from policies.relative import Relative
+from policies.segment import split_sentences
+from policies.text import terms
+from policies.types import MemoryItem, Supersede
+from policies.values import Value, extract_values
+
+_LIVE = frozenset({"active", "pending"})
+_KINDS = frozenset({"date", "time", "money"})
+
+_TENTATIVE = re.compile(
+    r"先定|暂定|先暂定|暂时定|先这样|先按|先订|先约"
+    r"|\btentative(?:ly)?\b|\bpencil(?:led|ed)? (?:it )?in\b|\bfor now\b|\bprovisional(?:ly)?\b",
+    re.IGNORECASE,
+)
+# Words that say how firm a value is, or are about the date itself, not the event.
+_NOT_EVENT = re.compile(
+    r"先定|暂定|暂时|先这样|先按|先订|先约|tentative(?:ly)?|pencil(?:led|ed)?|provisional(?:ly)?"
+    r"|for now",
+    re.IGNORECASE,
+)
+# Chinese characters that carry no event: particles, pronouns, date and time words,
+# request verbs ("你帮我看看").
+_ZH_STOP = frozenset(
+    "的了吧呢吗啊呀哦嗯你我他她它们您这那个些就都也还再又先暂定是在有和与跟及或"
+    "帮看查订买一二三四五六七八九十年月日号天周星期礼拜点半分时早中晚上下午前后今明"
+    "去来要想能会可以把给让请麻烦下"
+)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _shift(value: Value, offset: int) -> Value:
+    return replace(value, start=value.start - offset, end=value.end - offset)
+
+
+def _values(text: str) -> list[Value]:
+    return [v for v in extract_values(text) if v.kind in _KINDS]
+
+
+def _without(text: str, values: Sequence[Value]) -> str:
+    for v in sorted(values, key=lambda v: v.start, reverse=True):
+        text = text[: v.start] + " " + text[v.end :]
+    return _NOT_EVENT.sub(" ", text)
+
+
+# Where a clause ends: the event a value is for is named in the value's own clause.
+_CLAUSE_END = re.compile(r"[，,；;。！!？?]")
+
+
+def _event_words(text: str, values: Sequence[Value]) -> set[str]:
+    """Event words of the clauses that hold `values`: a long item's other clauses
+    ("外婆90岁，5月3日过大寿") say nothing about what the value is for."""
+    bounds = [0, *(m.end() for m in _CLAUSE_END.finditer(text)), len(text) + 1]
+    spans = {(a, b) for a, b in pairwise(bounds) for v in values if a <= v.start < b}
+    parts = [
+        _without(text[a:b], [_shift(v, a) for v in values if a <= v.start < b]) for a, b in spans
+    ]
+    rest = " ".join(parts)
+    words = {t for t in terms(rest) if not _CJK.match(t) and not t.isdigit()}
+    return words | {ch for ch in _CJK.findall(rest) if ch not in _ZH_STOP}
+
+
+def tentative_replacements(
+    message: str, live: Sequence[MemoryItem], ordinal: int, new_id: Callable[[], str]
+) -> Relative:
+    """Ops that replace a provisional value by a later one (see the module's docstring)."""
+    out = Relative()
+    provisional = []
+    for it in live:
+        if it.status not in _LIVE or it.source != "user" or not _TENTATIVE.search(it.value):
+            continue
+        held = _values(it.value)
+        if len(held) == 1:
+            provisional.append((it, held[0]))
+    if not provisional:
+        return out
+    for sentence in split_sentences(message):
+        if is_question(sentence) or _TENTATIVE.search(sentence):
+            continue
+        values = _values(sentence)
+        words = _event_words(sentence, values)
+        targets = [
+            it
+            for it, old in provisional
+            if it.id not in out.targets
+            and any(v.kind == old.kind and v.text != old.text for v in values)
+            and not any(v.text == old.text for v in values)
+            and words & _event_words(it.value, [old])
+        ]
+        if len(targets) != 1:
+            continue  # none, or several provisional values it could replace: unclear
+        old_item = targets[0]
+        out.sentences.append(sentence)
+        out.ops.append(
+            Supersede(
+                old_item.id,
+                MemoryItem(
+                    id=new_id(),
+                    type=old_item.type,
+                    slot=old_item.slot,
+                    value=sentence.strip(),
+                    source="user",
+                    source_ordinal=ordinal,
+                    importance=old_item.importance,
+                ),
+            )
+        )
+        out.targets.add(old_item.id)
+    return out
