@@ -606,7 +606,8 @@ def _bound_measure(text: str) -> str:
         return _unit("money", text)
     if "%" in text:
         return "%"
-    m = re.search(rf"(?:\d[\d,.]*|{_ZH_NUM})\s*[万千百kK]?\s*", text)
+    # "k" is a thousand only as a word's end: "3 kids" is no 3,000 "ids".
+    m = re.search(rf"(?:\d[\d,.]*|{_ZH_NUM})\s*(?:[万千百]|[kK](?![a-zA-Z]))?\s*", text)
     if m is None:
         return ""
     tail = text[m.end() :]
@@ -658,6 +659,48 @@ def _counted_around(text: str, before: str, after: str) -> str:
     under 12" is an age, no price or head count."""
     if _AGED.search(before) and re.match(r"(?i)(?:under|over|above|below)\b", text):
         return "age"
+    return _counted_word(after)
+
+
+# Words after a cap's number that qualify or frame it, not name what it counts:
+# "at most 2 new hires" counts hires, "at most 3 per car" / "no more than 4 in the
+# tank" name no thing counted.
+_MODIFIERS = frozenset(
+    "new old big small large little extra more additional other different separate full"
+    " young used fresh whole single double tiny huge".split()
+)
+_NOT_COUNTED = frozenset(
+    "in on at of for per a an the to and or but by from with without than each apiece"
+    " total max maximum tops or less fewer more overall altogether please though too"
+    " either tonight today tomorrow now then there here is are be can will would should"
+    " may might must at all one ones them us people's i we you they it this that these"
+    " those so if when as".split()
+)
+# A Chinese measure word after the number ("不超过5辆", "最多3只"); "个" counts anything.
+_ZH_COUNTERS = "辆|只|台|棵|盆|匹|头|架|部|把|升|箱|瓶|杯|双|条|本|张|件|间|套|家"
+
+
+def _counted_word(after: str) -> str:
+    """What a cap counts when its unit is a free word after the number: "no more than
+    4 fish" caps fish, "at most 3 bikes" caps bikes, "不超过5辆" caps 辆. Without it a
+    cap of one thing would read as a cap of anything, and replace a cap of another."""
+    zh = re.match(rf"\s*({_ZH_COUNTERS})", after)
+    if zh:
+        return zh.group(1)
+    for word in re.findall(r"[A-Za-z][A-Za-z'-]*|[^\sA-Za-z]", after)[:3]:
+        low = word.lower()
+        if low in _MODIFIERS:
+            continue
+        if low in _NOT_COUNTED or not low.isalpha():
+            return ""
+        if low in _EN_UNITS:
+            return _EN_UNITS[low]
+        # One name for one and many: "fish", "gallons" / "a gallon", "berries".
+        if low.endswith("ies") and len(low) > 4:
+            return low[:-3] + "y"
+        if low.endswith("s") and not low.endswith("ss") and len(low) > 3:
+            return low[:-1]
+        return low
     return ""
 
 
