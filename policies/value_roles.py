@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from policies.values import Value
+from policies.values import Value, extract_values
 
 # "…, like 10:00", "(e.g. 3pm)", "such as 5%", "比如9:30": what follows, up to the end
 # of its clause, illustrates. A bare "like" only after a break: "I'd like 3 rooms" asks.
@@ -153,7 +153,7 @@ def share_clash(new_text: str, new: Value, old_text: str, old: Value) -> bool:
 # "花", "预算") are no offer.
 _OFFER_BEFORE = re.compile(
     r"\b(?:sell(?:s|ing)?|listed|listing|asking|asks|quoted|quoting|quotes?|priced"
-    r"|going for|goes for|for sale|offering|offers)\b[^.;!?]{0,40}$"
+    r"|going for|goes for|for sale|offering|offers)\b[^.;!?]{0,100}$"
     r"|(?:卖|售价|要价|开价|报价|标价|挂牌|挂了|挂价)[^，。；！？,;]{0,12}$",
     re.IGNORECASE,
 )
@@ -172,4 +172,14 @@ def offer_clash(new_text: str, new: Value, old_text: str, old: Value) -> bool:
     a cap): "a guy was selling his bike for $600" leaves "I'm budgeting $1,500" as it
     was. Only in that direction: a later plain amount ("the seller dropped it to $550")
     may still update a price first heard as an offer."""
-    return is_offer_price(new_text, new) and not is_offer_price(old_text, old)
+    if is_offer_price(old_text, old):
+        return False
+    if is_offer_price(new_text, new):
+        return True
+    # A bare number beside an offer price names the thing ("a Fluval 307 … for $90"),
+    # it is no amount of the user's either.
+    return (
+        new.kind == "number"
+        and old.kind in ("money", "bound")
+        and any(is_offer_price(new_text, v) for v in extract_values(new_text))
+    )

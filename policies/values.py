@@ -688,10 +688,10 @@ def _counted_word(after: str) -> str:
     if zh:
         return zh.group(1)
     for word in re.findall(r"[A-Za-z][A-Za-z'-]*|[^\sA-Za-z]", after)[:3]:
-        low = word.lower()
+        low = str(word).lower()
         if low in _MODIFIERS:
             continue
-        if low in _NOT_COUNTED or not low.isalpha():
+        if low in _NOT_COUNTED or not re.fullmatch(r"[a-z]+", low):
             return ""
         if low in _EN_UNITS:
             return _EN_UNITS[low]
