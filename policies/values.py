@@ -258,7 +258,14 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|\d{1,2}月\d{1,2}[日号]|\d{1,2}月(?:底|初|中旬|上旬|下旬)?(?![\d份])"
             r"|(?:下|这|本|上)?(?<![一每])(?:周|星期|礼拜)[一二三四五六日天](?![次回遍])"
             r"(?:晚上|上午|下午|中午)?"
-            r"|\bQ[1-4]\b|第[一二三四]季度",
+            r"|\bQ[1-4]\b|第[一二三四]季度"
+            # "pencil in the 12th for the tasting", "on the 14th.": a day of the month
+            # named alone, after a word that places an event in time. An ordinal that
+            # modifies the noun after it ("the 3rd floor", "on the 2nd option") is none.
+            r"|\b(?:on|by|until|till|before|after|since|from|through|in|to|for)\s+"
+            r"(?P<t>the [1-9]\d?(?:st|nd|rd|th))\b"
+            r"(?=\s*(?:$|[.,;:!?)—–-]|(?:for|at|and|or|instead|then|is|works|would|will"
+            r"|if|so|but|because|please|too|as|around|with|when)\b))",
             re.IGNORECASE,
         ),
     ),
@@ -522,7 +529,7 @@ def _date_number(text: str) -> float | None:
     return None
 
 
-_DAY_OF_MONTH = re.compile(rf"^{_WEEKDAYS},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)$")
+_DAY_OF_MONTH = re.compile(rf"^(?:{_WEEKDAYS},? )?(?:the )?(\d{{1,2}})(?:st|nd|rd|th)$")
 
 
 def _unit(kind: str, text: str) -> str:
