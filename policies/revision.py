@@ -73,6 +73,7 @@ from policies.value_roles import (
     attribute_clash,
     conditional,
     conditional_before,
+    offer_clash,
     share_clash,
 )
 from policies.values import (
@@ -1132,9 +1133,11 @@ def _past_account(text: str) -> bool:
 def _other_role(st: Statement, item: MemoryItem) -> bool:
     """Every value `st` could revise in `item` plays another role there or here
     (`policies.value_roles`): an attribute of a noun the other never names ("the
-    24-hour clock" / "covering 10 hours"), or a case under a condition beside a plain
-    value ("if they sign for a year, as low as $22" / "Pro at $29"). Only links
-    resting on the value alone consult this; a change cue may still name the item."""
+    24-hour clock" / "covering 10 hours"), a price on something for sale beside the
+    user's own amount ("was selling a bike for $600" / "budgeting $1,500"), or a case
+    under a condition beside a plain value ("if they sign for a year, as low as $22" /
+    "Pro at $29"). Only links resting on the value alone consult this; a change cue
+    may still name the item."""
     old_values = extract_values(item.value)
     pairs = [
         (nv, ov) for nv in st.strong_values for ov in old_values
@@ -1146,6 +1149,7 @@ def _other_role(st: Statement, item: MemoryItem) -> bool:
     return all(
         attribute_clash(st.text, nv, item.value, ov)
         or share_clash(st.text, nv, item.value, ov)
+        or offer_clash(st.text, nv, item.value, ov)
         or (case and conditional_before(st.text, nv))
         for nv, ov in pairs
     )

@@ -11,6 +11,9 @@ the sentence gives one of them another role:
   runs 21 days"), not any other count of hours, people or days;
 - a *case* under a condition ("if they sign for a year, as low as $22",
   "要是包年，最低22块"): an exception beside the plain value, not a new one;
+- an *offer*: a price someone puts on a thing for sale ("a guy was selling his bike
+  for $600", "那台二手烤箱卖1200", "the shop quoted $450"): what the thing costs, a
+  fact of its own, not a revision of what the user means to spend;
 - a *share* of a count per unit ("每桌10个人", "10 guests per table", "every two
   minutes"): a count per table is no version of the size of one group ("正好9个人，
   够坐"), nor an interval of a length ("ten minutes, nest gone").
@@ -24,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from policies.values import Value
+from policies.values import Value, extract_values
 
 # "…, like 10:00", "(e.g. 3pm)", "such as 5%", "比如9:30": what follows, up to the end
 # of its clause, illustrates. A bare "like" only after a break: "I'd like 3 rooms" asks.
@@ -142,3 +145,41 @@ def share_clash(new_text: str, new: Value, old_text: str, old: Value) -> bool:
     if new.kind != "qty" or old.kind != "qty":
         return False
     return is_share(new_text, new) != is_share(old_text, old)
+
+
+# "selling … for $600", "listed at", "asking $500", "quoted (me) $450", "going for",
+# "priced at", "卖1200", "要价/开价/报价/标价/售价 1200", "挂了1200": the verb that puts a
+# price on a thing on offer, in the clause before the value. Spending words ("spend",
+# "花", "预算") are no offer.
+_OFFER_BEFORE = re.compile(
+    r"\b(?:sell(?:s|ing)?|listed|listing|asking|asks|quoted|quoting|quotes?|priced"
+    r"|going for|goes for|for sale|offering|offers)\b[^.;!?]{0,100}$"
+    r"|(?:卖|售价|要价|开价|报价|标价|挂牌|挂了|挂价)[^，。；！？,;]{0,12}$",
+    re.IGNORECASE,
+)
+
+
+def is_offer_price(text: str, v: Value) -> bool:
+    """Is money `v` the price of something on offer ("was selling a tank for $600")?"""
+    if v.kind != "money":
+        return False
+    clause = re.split(r"[.;!?。；！？]\s", text[: v.start])[-1]
+    return bool(_OFFER_BEFORE.search(clause))
+
+
+def offer_clash(new_text: str, new: Value, old_text: str, old: Value) -> bool:
+    """A price on something for sale is no version of the user's own amount (a budget,
+    a cap): "a guy was selling his bike for $600" leaves "I'm budgeting $1,500" as it
+    was. Only in that direction: a later plain amount ("the seller dropped it to $550")
+    may still update a price first heard as an offer."""
+    if is_offer_price(old_text, old):
+        return False
+    if is_offer_price(new_text, new):
+        return True
+    # A bare number beside an offer price names the thing ("a Fluval 307 … for $90"),
+    # it is no amount of the user's either.
+    return (
+        new.kind == "number"
+        and old.kind in ("money", "bound")
+        and any(is_offer_price(new_text, v) for v in extract_values(new_text))
+    )

@@ -258,7 +258,14 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|\d{1,2}月\d{1,2}[日号]|\d{1,2}月(?:底|初|中旬|上旬|下旬)?(?![\d份])"
             r"|(?:下|这|本|上)?(?<![一每])(?:周|星期|礼拜)[一二三四五六日天](?![次回遍])"
             r"(?:晚上|上午|下午|中午)?"
-            r"|\bQ[1-4]\b|第[一二三四]季度",
+            r"|\bQ[1-4]\b|第[一二三四]季度"
+            # "pencil in the 12th for the tasting", "on the 14th.": a day of the month
+            # named alone, after a word that places an event in time. An ordinal that
+            # modifies the noun after it ("the 3rd floor", "on the 2nd option") is none.
+            r"|\b(?:on|by|until|till|before|after|since|from|through|in|to|for)\s+"
+            r"(?P<t>the [1-9]\d?(?:st|nd|rd|th))\b"
+            r"(?=\s*(?:$|[.,;:!?)—–-]|(?:for|at|and|or|instead|then|is|works|would|will"
+            r"|if|so|but|because|please|too|as|around|with|when)\b))",
             re.IGNORECASE,
         ),
     ),
@@ -522,7 +529,7 @@ def _date_number(text: str) -> float | None:
     return None
 
 
-_DAY_OF_MONTH = re.compile(rf"^{_WEEKDAYS},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)$")
+_DAY_OF_MONTH = re.compile(rf"^(?:{_WEEKDAYS},? )?(?:the )?(\d{{1,2}})(?:st|nd|rd|th)$")
 
 
 def _unit(kind: str, text: str) -> str:
@@ -606,7 +613,8 @@ def _bound_measure(text: str) -> str:
         return _unit("money", text)
     if "%" in text:
         return "%"
-    m = re.search(rf"(?:\d[\d,.]*|{_ZH_NUM})\s*[万千百kK]?\s*", text)
+    # "k" is a thousand only as a word's end: "3 kids" is no 3,000 "ids".
+    m = re.search(rf"(?:\d[\d,.]*|{_ZH_NUM})\s*(?:[万千百]|[kK](?![a-zA-Z]))?\s*", text)
     if m is None:
         return ""
     tail = text[m.end() :]
@@ -658,6 +666,48 @@ def _counted_around(text: str, before: str, after: str) -> str:
     under 12" is an age, no price or head count."""
     if _AGED.search(before) and re.match(r"(?i)(?:under|over|above|below)\b", text):
         return "age"
+    return _counted_word(after)
+
+
+# Words after a cap's number that qualify or frame it, not name what it counts:
+# "at most 2 new hires" counts hires, "at most 3 per car" / "no more than 4 in the
+# tank" name no thing counted.
+_MODIFIERS = frozenset(
+    "new old big small large little extra more additional other different separate full"
+    " young used fresh whole single double tiny huge".split()
+)
+_NOT_COUNTED = frozenset(
+    "in on at of for per a an the to and or but by from with without than each apiece"
+    " total max maximum tops or less fewer more overall altogether please though too"
+    " either tonight today tomorrow now then there here is are be can will would should"
+    " may might must at all one ones them us people's i we you they it this that these"
+    " those so if when as".split()
+)
+# A Chinese measure word after the number ("不超过5辆", "最多3只"); "个" counts anything.
+_ZH_COUNTERS = "辆|只|台|棵|盆|匹|头|架|部|把|升|箱|瓶|杯|双|条|本|张|件|间|套|家"
+
+
+def _counted_word(after: str) -> str:
+    """What a cap counts when its unit is a free word after the number: "no more than
+    4 fish" caps fish, "at most 3 bikes" caps bikes, "不超过5辆" caps 辆. Without it a
+    cap of one thing would read as a cap of anything, and replace a cap of another."""
+    zh = re.match(rf"\s*({_ZH_COUNTERS})", after)
+    if zh:
+        return zh.group(1)
+    for word in re.findall(r"[A-Za-z][A-Za-z'-]*|[^\sA-Za-z]", after)[:3]:
+        low = str(word).lower()
+        if low in _MODIFIERS:
+            continue
+        if low in _NOT_COUNTED or not re.fullmatch(r"[a-z]+", low):
+            return ""
+        if low in _EN_UNITS:
+            return _EN_UNITS[low]
+        # One name for one and many: "fish", "gallons" / "a gallon", "berries".
+        if low.endswith("ies") and len(low) > 4:
+            return low[:-3] + "y"
+        if low.endswith("s") and not low.endswith("ss") and len(low) > 3:
+            return low[:-1]
+        return low
     return ""
 
 
