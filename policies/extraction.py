@@ -27,6 +27,7 @@ from policies.dates import strip_markers
 from policies.embedded import without_embedded
 from policies.matching import key_terms
 from policies.observations import extract_assistant, extract_tool
+from policies.recount import recount_replacements
 from policies.relative import relative_changes
 from policies.revision import Resolver
 from policies.statements import read_statements
@@ -93,6 +94,17 @@ class RuleExtractor:
         relative.ops += firmed.ops
         relative.sentences += firmed.sentences
         relative.targets |= firmed.targets
+        # "到时候7个人的工资表你帮我排一下" after "现在一共6个人": the head count told again.
+        recount = recount_replacements(
+            text,
+            [it for it in live if it.id not in relative.targets],
+            [st.text for st in statements],
+            turn.ordinal,
+            ctx.new_id,
+        )
+        relative.ops += recount.ops
+        relative.sentences += recount.sentences
+        relative.targets |= recount.targets
         statements = [st for st in statements if not relative.used(st.text)]
         if not statements and not relative.ops:
             return _reply_only(text, turn.ordinal, live)

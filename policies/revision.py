@@ -34,6 +34,7 @@ from policies.matching import (
     similarity,
     weighted_terms,
 )
+from policies.recount import recounted_pair, sole_count
 from policies.rivals import marks_adjustment, sole_rival_pair
 from policies.segment import (
     SELF_FIX,
@@ -730,6 +731,11 @@ class Resolver:
         thresholds = [it for it in pool if _same_threshold_rule(st, it)]
         rates = [it for it in pool if _same_rate(st, it)]
         sole = thresholds if len(thresholds) == 1 else rates if len(rates) == 1 else []
+        recount = self._sole_recount(st)
+        if recount is not None and not sole:
+            # A head count told again as the whole group: no shared word needed.
+            self._supersede(recount[0], st, st.text, st.type, pair=recount[1])
+            return True
         target, _ = (sole[0], 1.0) if sole else self._best(st, pool, False)
         if target is None:
             return self._try_duplicate(st)
@@ -753,6 +759,14 @@ class Resolver:
             return self._try_duplicate(st)
         self._supersede(target, st, st.text, st.type, pair=_settled_pair(st, target))
         return True
+
+    def _sole_recount(self, st: Statement) -> tuple[MemoryItem, tuple[Value, Value]] | None:
+        """The item a recount of people replaces (`policies.recount`)."""
+        item = sole_count(self._user_items(), exclude=st.text)
+        if item is None or _other_role(st, item) or different_subjects(st.text, item.value):
+            return None
+        pair = recounted_pair(st.text, st.strong_values, item.value)
+        return (item, pair) if pair is not None else None
 
     def _try_sole_rival(self, st: Statement) -> bool:
         """ "Book the van for Saturday March 14 then" after "move day is Saturday March 7":
