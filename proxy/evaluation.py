@@ -102,6 +102,9 @@ class ScenarioResult:
     # leading messages (the request records' `prefix_share`; first request excluded).
     prefix_share: float = 0.0
     errors: int = 0
+    # Requests answered without memory because the store did not answer in time
+    # (`X-Memory-Degraded`): on an overloaded machine they make a run differ.
+    degraded: int = 0
     # The request records of the replay, in order (`memproxy inspect ID`).
     request_ids: list[str] = field(default_factory=list)
 
@@ -176,6 +179,7 @@ async def _replay(
             result.errors += 1
             continue
         request_ids.append(resp.headers.get("X-Memory-Request-Id", ""))
+        result.degraded += resp.headers.get("X-Memory-Degraded") == "1"
         forwarded = stub.received[-1].body["messages"]
         sent = format_tokens(counter, forwarded)
         raw = format_tokens(counter, messages)
@@ -337,6 +341,7 @@ def _report(results: list[ScenarioResult], mode: str, policy: str | None) -> dic
             "mean_tokens": sum(r.mean_tokens for r in results) / n,
             "prefix_share": sum(r.prefix_share for r in results) / n,
             "errors": sum(r.errors for r in results),
+            "degraded": sum(r.degraded for r in results),
         },
     }
 
@@ -374,6 +379,6 @@ def format_table(report: dict[str, Any]) -> str:
     rows.append(
         f"| **total** | | {t['recall']:.3f} | {t['stale']} | {t['over_budget_rounds']} "
         f"| {t['final_ratio']:.3f} | {t['mean_ratio']:.3f} | {t['mean_tokens']:.0f} "
-        f"| {t['prefix_share']:.3f} | errors: {t['errors']} |"
+        f"| {t['prefix_share']:.3f} | errors: {t['errors']}, degraded: {t['degraded']} |"
     )
     return "\n".join(rows)

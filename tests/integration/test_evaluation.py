@@ -47,6 +47,7 @@ async def test_eval_scores_a_scenario_and_hands_on_its_request_records(tmp_path:
     report = await run_eval(tmp_path, policy="full", on_records=keep)
     result = report["scenarios"][0]
     assert result["recall"] == 1.0
+    assert (result["degraded"], report["total"]["degraded"]) == (0, 0)
     assert result["rounds"] == 8  # one request per assistant turn, and the final question
     assert [sid for sid, _ in seen] == ["greenhouse-en"]
     rows = seen[0][1]
