@@ -26,7 +26,7 @@ from policies.cues import is_question
 from policies.relative import Relative
 from policies.segment import split_sentences
 from policies.slots import same_unit_change
-from policies.types import MemoryItem, Supersede
+from policies.types import MemoryItem
 from policies.values import Value, extract_values
 
 _LIVE = frozenset({"active", "pending"})
@@ -156,20 +156,6 @@ def recount_replacements(
         if recounted_pair(s, extract_values(s), old_item.value) is None:
             continue
         out.sentences.append(s)
-        out.ops.append(
-            Supersede(
-                old_item.id,
-                MemoryItem(
-                    id=new_id(),
-                    type=old_item.type,
-                    slot=old_item.slot,
-                    value=s,
-                    source="user",
-                    source_ordinal=ordinal,
-                    importance=old_item.importance,
-                ),
-            )
-        )
-        out.targets.add(old_item.id)
+        out.replace(old_item, s, ordinal, new_id)
         break
     return out

@@ -918,6 +918,20 @@ class Relative:
     sentences: list[str] = field(default_factory=list)
     targets: set[str] = field(default_factory=set)
 
+    def replace(self, old: MemoryItem, value: str, ordinal: int, new_id: Callable[[], str]) -> None:
+        """Supersede `old` by the user's restatement `value` (same type, slot, weight)."""
+        item = MemoryItem(
+            id=new_id(),
+            type=old.type,
+            slot=old.slot,
+            value=value,
+            source="user",
+            source_ordinal=ordinal,
+            importance=old.importance,
+        )
+        self.ops.append(Supersede(old.id, item))
+        self.targets.add(old.id)
+
     def used(self, statement_text: str) -> bool:
         """Was a statement's sentence read as a relative change (so it is no item of its own)?"""
         return any(_norm(s) in _norm(statement_text) or _norm(statement_text) in _norm(s)
@@ -1044,16 +1058,7 @@ def relative_changes(
             continue
         new_text, derivation = restated
         old = pick.item
-        item = MemoryItem(
-            id=new_id(),
-            type=old.type,
-            slot=old.slot,
-            value=_derived(old, pick.held, new_text, derivation, change),
-            source="user",
-            source_ordinal=ordinal,
-            importance=old.importance,
-        )
-        out.ops.append(Supersede(old.id, item))
+        out.replace(old, _derived(old, pick.held, new_text, derivation, change), ordinal, new_id)
         rest = _rest(old, pick.held)
         if rest is not None:
             kept = MemoryItem(
@@ -1067,5 +1072,4 @@ def relative_changes(
             )
             out.ops.append(Add(kept))
         out.sentences.append(sentence)
-        out.targets.add(old.id)
     return out

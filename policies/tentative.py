@@ -28,7 +28,7 @@ from policies.cues import is_question
 from policies.relative import Relative
 from policies.segment import split_sentences
 from policies.text import terms
-from policies.types import MemoryItem, Supersede
+from policies.types import MemoryItem
 from policies.values import Value, extract_values
 
 _LIVE = frozenset({"active", "pending"})
@@ -117,19 +117,5 @@ def tentative_replacements(
             continue  # none, or several provisional values it could replace: unclear
         old_item = targets[0]
         out.sentences.append(sentence)
-        out.ops.append(
-            Supersede(
-                old_item.id,
-                MemoryItem(
-                    id=new_id(),
-                    type=old_item.type,
-                    slot=old_item.slot,
-                    value=sentence.strip(),
-                    source="user",
-                    source_ordinal=ordinal,
-                    importance=old_item.importance,
-                ),
-            )
-        )
-        out.targets.add(old_item.id)
+        out.replace(old_item, sentence.strip(), ordinal, new_id)
     return out

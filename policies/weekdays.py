@@ -26,7 +26,7 @@ from policies.cues import is_question
 from policies.relative import Relative
 from policies.segment import split_sentences
 from policies.text import terms
-from policies.types import MemoryItem, Supersede
+from policies.types import MemoryItem
 
 _LIVE = frozenset({"active", "pending"})
 _KINDS = frozenset({"constraint", "preference", "fact", "goal", "state", "entity", "directive"})
@@ -209,15 +209,5 @@ def weekday_moves(
             derivation = f"（{was}→{now}：“{_quote(sentence)}”）"
         else:
             derivation = f' ({was} → {now}: "{_quote(sentence)}")'
-        item = MemoryItem(
-            id=new_id(),
-            type=old.type,
-            slot=old.slot,
-            value=_swap(old.value, move) + derivation,
-            source="user",
-            source_ordinal=ordinal,
-            importance=old.importance,
-        )
-        out.ops.append(Supersede(old.id, item))
-        out.targets.add(old.id)
+        out.replace(old, _swap(old.value, move) + derivation, ordinal, new_id)
     return out
