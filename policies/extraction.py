@@ -28,9 +28,9 @@ from policies.embedded import without_embedded
 from policies.matching import key_terms
 from policies.observations import extract_assistant, extract_tool
 from policies.recount import recount_replacements
-from policies.relative import relative_changes
+from policies.relative import Relative, relative_changes
 from policies.revision import Resolver
-from policies.statements import read_statements
+from policies.statements import Statement, read_statements
 from policies.tentative import tentative_replacements
 from policies.types import (
     Add,
@@ -77,34 +77,7 @@ class RuleExtractor:
         topic = _topic(ctx.system_prompt, live)
         options = list_options(ctx.previous) if ctx.previous else []
         statements = read_statements(text, topic, opening=ctx.user_turn_index == 0, options=options)
-        # "Add two more", "首播往后推一周": restated on the item that holds the quantity;
-        # such a sentence is no item of its own, and its target is no one else's.
-        relative = relative_changes(text, live, turn.ordinal, ctx.new_id, ctx.items)
-        # "周四那场挪到周五吧": one day of a listed weekly schedule, restated likewise.
-        moved = weekday_moves(
-            text, [it for it in live if it.id not in relative.targets], turn.ordinal, ctx.new_id
-        )
-        relative.ops += moved.ops
-        relative.sentences += moved.sentences
-        relative.targets |= moved.targets
-        # "回程先定5月5日吧" … "5月6日回北京的票你帮我看看": the provisional value replaced.
-        firmed = tentative_replacements(
-            text, [it for it in live if it.id not in relative.targets], turn.ordinal, ctx.new_id
-        )
-        relative.ops += firmed.ops
-        relative.sentences += firmed.sentences
-        relative.targets |= firmed.targets
-        # "到时候7个人的工资表你帮我排一下" after "现在一共6个人": the head count told again.
-        recount = recount_replacements(
-            text,
-            [it for it in live if it.id not in relative.targets],
-            [st.text for st in statements],
-            turn.ordinal,
-            ctx.new_id,
-        )
-        relative.ops += recount.ops
-        relative.sentences += recount.sentences
-        relative.targets |= recount.targets
+        relative = _restated_values(text, live, statements, turn.ordinal, ctx)
         statements = [st for st in statements if not relative.used(st.text)]
         if not statements and not relative.ops:
             return _reply_only(text, turn.ordinal, live)
@@ -116,6 +89,27 @@ class RuleExtractor:
         if not ops:
             return Extraction("irrelevant", reason="nothing new")
         return Extraction(_operation(ops), tuple(ops), reason=_reason(ops))
+
+
+def _restated_values(
+    text: str,
+    live: list[MemoryItem],
+    statements: Sequence[Statement],
+    ordinal: int,
+    ctx: ExtractionContext,
+) -> Relative:
+    """Values the message restates on the items that hold them; such a sentence is
+    no item of its own, and an item one reader took is no other reader's."""
+    # "Add two more", "首播往后推一周": worked out on the quantity it changes.
+    out = relative_changes(text, live, ordinal, ctx.new_id, ctx.items)
+    # "周四那场挪到周五吧": one day of a listed weekly schedule.
+    out.absorb(weekday_moves(text, out.untouched(live), ordinal, ctx.new_id))
+    # "回程先定5月5日吧" … "5月6日回北京的票你帮我看看": the provisional value replaced.
+    out.absorb(tentative_replacements(text, out.untouched(live), ordinal, ctx.new_id))
+    # "到时候7个人的工资表你帮我排一下" after "现在一共6个人": the head count told again.
+    said = [st.text for st in statements]
+    out.absorb(recount_replacements(text, out.untouched(live), said, ordinal, ctx.new_id))
+    return out
 
 
 def _rejected_options(

@@ -920,22 +920,38 @@ class Relative:
 
     def replace(self, old: MemoryItem, value: str, ordinal: int, new_id: Callable[[], str]) -> None:
         """Supersede `old` by the user's restatement `value` (same type, slot, weight)."""
-        item = MemoryItem(
-            id=new_id(),
-            type=old.type,
-            slot=old.slot,
-            value=value,
-            source="user",
-            source_ordinal=ordinal,
-            importance=old.importance,
-        )
-        self.ops.append(Supersede(old.id, item))
+        self.ops.append(Supersede(old.id, _restatement(old, value, ordinal, new_id)))
         self.targets.add(old.id)
+
+    def absorb(self, other: Relative) -> None:
+        """Add what another change reader did with the same message."""
+        self.ops += other.ops
+        self.sentences += other.sentences
+        self.targets |= other.targets
+
+    def untouched(self, items: Sequence[MemoryItem]) -> list[MemoryItem]:
+        """`items` no change read so far has superseded."""
+        return [it for it in items if it.id not in self.targets]
 
     def used(self, statement_text: str) -> bool:
         """Was a statement's sentence read as a relative change (so it is no item of its own)?"""
         return any(_norm(s) in _norm(statement_text) or _norm(statement_text) in _norm(s)
                    for s in self.sentences)  # fmt: skip
+
+
+def _restatement(
+    old: MemoryItem, value: str, ordinal: int, new_id: Callable[[], str]
+) -> MemoryItem:
+    """A new user item said at `ordinal` in place of (part of) `old`: its type, slot, weight."""
+    return MemoryItem(
+        id=new_id(),
+        type=old.type,
+        slot=old.slot,
+        value=value,
+        source="user",
+        source_ordinal=ordinal,
+        importance=old.importance,
+    )
 
 
 def _norm(text: str) -> str:
@@ -1061,15 +1077,6 @@ def relative_changes(
         out.replace(old, _derived(old, pick.held, new_text, derivation, change), ordinal, new_id)
         rest = _rest(old, pick.held)
         if rest is not None:
-            kept = MemoryItem(
-                id=new_id(),
-                type=old.type,
-                slot=old.slot,
-                value=rest,
-                source="user",
-                source_ordinal=ordinal,
-                importance=old.importance,
-            )
-            out.ops.append(Add(kept))
+            out.ops.append(Add(_restatement(old, rest, ordinal, new_id)))
         out.sentences.append(sentence)
     return out
