@@ -214,7 +214,12 @@ CONSTRAINT = _table(
         r"|\b(?=d)(?<!they )(?<!he )(?<!she )(?<!it )don'?t\b(?! (?:know|think|care|mind|remember"
         r"|understand|see|worry|get it|trust|believe|feel|have time|really|like))"
         r"|\bdo not\b|\bnot allowed\b|\bnot (?:even|ever)\b|\bno (?:more|later|earlier|fewer|less)"
-        r" than\b",
+        r" than\b"
+        # "She shouldn't drive the kids on the freeway": a rule on what someone may do;
+        # not a regret ("I shouldn't have…") nor a forecast ("it shouldn't take long").
+        r"|(?<!\bit )(?<!\bthat )(?<!\bthis )(?<!\bthere )(?<!\bwhich )\bshould(?:n'?t| not)\b"
+        r"(?! (?:have|'ve|be (?:a|an|any|too|that|so|very|long|hard|difficult|easy|bad)\b"
+        r"|take|matter|worry|hurt|cost|need)\b)",
     ),
     (
         3,
@@ -293,7 +298,9 @@ CONSTRAINT = _table(
         # A house policy, like "we don't do discounts": "我们不做团购", "本店不接外卖".
         r"(?:^|(?<=[，,：:]))(?:我们|咱们|本店|我们店|我们家|我们公司)(?:一律|从来|向来|一概|也|都)?"
         r"不(?:做|接|收|卖|提供|打折|搞|用)(?!饭|菜|梦|作业|了)|"
-        r"(?<![分特区级类告识性差个派])别(?![人的墅针扭名致说])",
+        r"(?<![分特区级类告识性差个派])别(?![人的墅针扭名致说])"
+        # "阿姨不应该带孩子上高速": a rule on someone; "我不该吃那么多" is a regret.
+        r"|(?<![我本])不(?:应该|应当|该)(?![是有会吧吗啊呀])",
     ),
     (
         3,

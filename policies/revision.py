@@ -81,6 +81,7 @@ from policies.values import (
     Value,
     bound_side,
     extract_values,
+    is_split,
     measure,
     measures_compatible,
     numeric_closeness,
@@ -730,7 +731,13 @@ class Resolver:
         # So does the only other rate of the same sort ("一周更五条" after "每周发3篇").
         thresholds = [it for it in pool if _same_threshold_rule(st, it)]
         rates = [it for it in pool if _same_rate(st, it)]
-        sole = thresholds if len(thresholds) == 1 else rates if len(rates) == 1 else []
+        splits = [it for it in pool if _shares_split(st, it)]
+        sole = (
+            thresholds if len(thresholds) == 1
+            else rates if len(rates) == 1
+            else splits if len(splits) == 1
+            else []
+        )  # fmt: skip
         recount = self._sole_recount(st)
         if recount is not None and not sole:
             # A head count told again as the whole group: no shared word needed.
@@ -753,6 +760,7 @@ class Resolver:
             or _same_named_slot(st, target)
             or _same_threshold_rule(st, target)
             or _same_rate(st, target)
+            or _shares_split(st, target)
             or _renamed(st.strong_values, extract_values(target.value))
         )
         if not same_subject or closeness <= 0 or different_subjects(st.text, target.value):
@@ -1221,6 +1229,20 @@ def _same_rate(st: Statement, item: MemoryItem) -> bool:
         and numeric_closeness(a, b) >= 0.5
         for a in new for b in old
     )  # fmt: skip
+
+
+def _splits(values: Sequence[Value]) -> list[Value]:
+    """Shares of one whole between two parties: "60/40", "fifty-fifty", "六四分"."""
+    return [v for v in values if v.kind == "percent" and is_split(v)]
+
+
+def _shares_split(st: Statement, item: MemoryItem) -> bool:
+    """A new split of the costs replaces the one said before ("let's do 60/40" after
+    "split 50/50 between the families", "改成四六分" after "费用五五分"), in whatever
+    words: a conversation rarely divides two different things between two parties."""
+    new = _splits(st.strong_values)
+    old = _splits(extract_values(item.value))
+    return any(a.text != b.text for a in new for b in old)
 
 
 # A number given as a guess: "大概16支队", "预计40人左右", "about 30 guests".

@@ -245,6 +245,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"{_NUM}\s?%|百分之{_ZH_NUM}|百分之{_NUM}|\b{_NUM} ?percent\b"
             # "定金收三成", "首付两成半": tenths paid or taken ("变成", "完成" are not).
             r"|(?<=[收付交退给占抽留降涨提金款费成到为])[一二两三四五六七八九]成半?(?![功为了员本熟])"
+            # Shares of a whole split between two parties: "60/40", "fifty-fifty", "六四分".
+            r"|(?<![\d/.])\d{1,2}\s?/\s?\d{1,2}(?![\d/.])|\bfifty[- ]fifty\b"
+            r"|(?<![点时:：\d])(?:五五|四六|六四|三七|七三|二八|八二)(?:分|开)(?![钟析别类数之期配手])"
         ),
     ),
     (
@@ -741,6 +744,32 @@ def _percent_unit(around: str, raw: str) -> str:
     return "rate" if _RATE.search(around) else ""
 
 
+_SPLIT_MARK = re.compile(r"/|fifty|[五四六三七二八][五四六三七二八][分开]", re.IGNORECASE)
+_ZH_TENTHS = {"二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8}
+
+
+def is_split(v: Value) -> bool:
+    """Is this percent a share split between two parties ("60/40", "六四分")?"""
+    return v.kind == "percent" and bool(_SPLIT_MARK.search(v.text))
+
+
+def _whole_split(raw: str) -> bool:
+    """A "60/40" share adds up to the whole; other "a/b" are dates or fractions."""
+    if "/" not in raw:
+        return True
+    a, b = (int(x) for x in raw.replace(" ", "").split("/"))
+    return a + b == 100
+
+
+def _first_share(raw: str) -> float:
+    """The first party's share, in percent: "60/40" → 60, "六四分" → 60."""
+    if "/" in raw:
+        return float(raw.replace(" ", "").split("/")[0])
+    if raw[:1] in _ZH_TENTHS:
+        return float(_ZH_TENTHS[raw[0]] * 10)
+    return 50.0
+
+
 def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(start < e and s < end for s, e in spans)
 
@@ -773,6 +802,8 @@ def extract_values(text: str) -> tuple[Value, ...]:
             end = start + len(raw)
             if kind == "id" and _looks_like_prose(raw):
                 continue
+            if kind == "percent" and not _whole_split(raw):
+                continue  # "3/7" is a date or a fraction, not two shares of a whole
             if kind == "date":
                 number = _date_number(raw)
             elif kind == "freq":
@@ -783,7 +814,9 @@ def extract_values(text: str) -> tuple[Value, ...]:
                 number = _read_number(raw, kind in ("money", "bound"))
             if kind == "money" and raw.lower().endswith("grand") and number is not None:
                 number *= 1_000
-            if kind == "percent" and raw.endswith(("成", "成半")) and number is not None:
+            if kind == "percent" and _SPLIT_MARK.search(raw):
+                number = _first_share(raw)
+            elif kind == "percent" and raw.endswith(("成", "成半")) and number is not None:
                 number = number * 10 + (5 if raw.endswith("半") else 0)  # "三成" is 30%
             if kind == "grade":
                 number = _read_number(raw) or _zh_number(raw[-1:])
