@@ -1,0 +1,156 @@
+"""Revisions the plain value reader missed (zh + en, our own sentences): a date shift
+on a date written with its weekday ("Monday, September 8"), more room added to a
+capped count ("add 20 more seats" after "max 60 guests"), a rule on someone else
+with "shouldn't" / "不应该", and a new split of a shared cost ("let's do 70/30"
+after "split 50/50"). Each with look-alikes that must leave memory alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from policies.cues import read_cues
+from policies.values import extract_values
+from tests.unit.extraction_support import active_values
+
+
+def _after(lines: list[str]) -> str:
+    return "\n".join(active_values(lines))
+
+
+# -- a date written with its weekday is still shifted ---------------------------------
+
+
+def test_weekday_written_date_is_pushed_a_week() -> None:
+    memory = _after([
+        "Move-in day is Saturday, June 7.",
+        "The painters will not be done by move-in day. So push it a week.",
+    ])  # fmt: skip
+    assert "June 14" in memory
+    assert "June 7" not in memory
+    assert "Move-in day" in memory  # the words saying what the date is stay with it
+
+
+def test_shift_by_days_drops_the_weekday_that_no_longer_holds() -> None:
+    memory = _after(["Launch party Friday, May 9.", "Push the launch party three days."])
+    assert "May 12" in memory
+    assert "Friday, May 12" not in memory
+
+
+def test_weekday_date_is_not_shifted_by_a_story_about_last_year() -> None:
+    memory = _after(["Move-in day is Saturday, June 7.", "Last year we moved on a Sunday."])
+    assert "June 7" in memory
+
+
+# -- room added to a capped count ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lines", "current", "old"),
+    [
+        (["Max 60 guests at the reception.", "The caterer found room, add 20 more seats."],
+         "80 guests", "60 guests"),
+        (["We'll limit the workshop to 12 kids, two per table.",
+          "Bigger classroom, so ten more spots."],
+         "22 kids", "12 kids"),
+        (["讲座最多招40人。", "换了大教室，再加20个名额。"], "60人", "40人"),
+    ],
+)  # fmt: skip
+def test_more_room_raises_the_cap(lines: list[str], current: str, old: str) -> None:
+    memory = _after(lines)
+    assert current in memory
+    assert old not in memory.replace(current, "")
+
+
+def test_more_room_keeps_the_rest_of_the_capped_sentence() -> None:
+    memory = _after(["We'll cap it at 90 runners, relay teams of up to three.",
+                     "The park allows more, so add ten more spots."])  # fmt: skip
+    assert "100 runners" in memory
+    assert "up to three" in memory
+
+
+def test_more_seats_do_not_change_an_uncapped_count() -> None:
+    # 150 is how many signed up, not a limit: "more spots" says nothing about it.
+    memory = _after(["We have 150 volunteers signed up so far.", "Add thirty more seats."])
+    assert "150 volunteers" in memory
+    assert "180" not in memory
+
+
+# -- "shouldn't" as a rule -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The dog walker shouldn't let him off the leash near the road.",
+        "Guests should not bring glass bottles to the beach.",
+        "司机不应该在高速上开超过一百。",
+        "孩子们不该在午睡时间看平板。",
+    ],
+)
+def test_shouldnt_binds_as_a_constraint(text: str) -> None:
+    assert read_cues(text).constraint >= 3
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I shouldn't have eaten that second slice.",
+        "It shouldn't take long to set up.",
+        "That shouldn't be a problem.",
+        "You shouldn't worry about the weather.",
+        "我不该吃那么多的。",
+        "这不应该是问题吧。",
+    ],
+)
+def test_regret_and_forecast_are_not_rules(text: str) -> None:
+    assert read_cues(text).constraint < 3
+
+
+def test_rule_on_the_sitter_is_remembered() -> None:
+    memory = _after(["Pay her gas at the usual rate. But she shouldn't take the kids "
+                     "on the highway, back roads only."])  # fmt: skip
+    assert "highway" in memory
+
+
+# -- splits of a shared cost -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "share"),
+    [("We split it 70/30.", 70.0), ("Gas is fifty-fifty.", 50.0), ("房租按四六分。", 40.0)],
+)
+def test_two_party_shares_are_values(text: str, share: float) -> None:
+    shares = [v for v in extract_values(text) if v.kind == "percent"]
+    assert [v.number for v in shares] == [share]
+
+
+@pytest.mark.parametrize("text", ["Due 3/7 at noon.", "I'd rate it 9/10.", "24/7 support.",
+                                  "三点三七分到。"])  # fmt: skip
+def test_dates_scores_and_clock_times_are_not_shares(text: str) -> None:
+    assert not [v for v in extract_values(text) if v.kind == "percent"]
+
+
+def test_new_split_replaces_the_only_earlier_one_in_other_words() -> None:
+    memory = _after([
+        "Rent: we pay $2,400 a month, split 50/50 between the two of us.",
+        "About the rent: my room is bigger, so I'll cover more. Let's do 60/40.",
+    ])  # fmt: skip
+    assert "60/40" in memory
+    assert "50/50" not in memory
+    assert "$2,400" in memory  # the rest of the old sentence still holds
+
+
+def test_new_split_in_chinese() -> None:
+    memory = _after(["水电费我们两家五五分。", "我家人多，改成六四分吧。"])
+    assert "六四分" in memory
+    assert "五五分" not in memory
+
+
+def test_two_live_splits_are_not_guessed_between() -> None:
+    memory = _after([
+        "Rent is split 50/50.",
+        "Groceries are split 50/50 too.",
+        "Let's do 60/40.",
+    ])  # fmt: skip
+    # Which of the two the new split revises is unclear: both stay.
+    assert memory.count("50/50") == 2
