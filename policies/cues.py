@@ -463,11 +463,28 @@ STANDING = Lexicon(
     r"\bfrom (?:now|here) on\b|\bgoing forward\b|\bfor the rest of\b|\balways\b|\bevery time\b",
     r"以后|今后|往后|从现在|接下来都|每次|每(?:一)?(?:条|个|封|篇)(?:回复|回答|答复|回信|消息|邮件)",
 )
+# The user taking up what someone else asked for or offered: "…asked for $30 an
+# hour; she's worth it, so we'll do thirty", "we said yes", "fine by us", "就按她说的来",
+# "那就给他涨到五千吧". Not the user's own proposal ("we'll do the venue tour").
+ACCEPTING_EN = (
+    r"(?:^|[,;]\s*|\bso\s+|\bthen\s+)(?:ok(?:ay)?,?\s+)?we(?:'ll| will) (?:just )?(?:do|pay|match|meet"
+    r"|give (?:her|him|them)) (?:it|that|this|(?:her|his|their) (?:number|price|rate|ask)"
+    r"|what (?:she|he|they) (?:asked|wants?|said)|[$€£]?\d[\d,.]*k?"
+    r"|(?:[a-z]+(?:teen|ty)(?:-[a-z]+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven"
+    r"|twelve))(?= *(?:[,.;!]|$))"
+    r"|\bwe said yes\b|\bfine by (?:us|me)\b|\b(?:we(?:'re| are)|i'?m) (?:fine|ok(?:ay)?) with"
+    r" (?:it|that)\b"
+)
+ACCEPTING_ZH = (
+    r"(?:就|那就)(?:按|照)(?:她|他|他们|她们|对方)(?:说的|的意思|的要求)"
+    r"|(?:就|那就)(?:给|依)(?:她|他|他们|她们)(?:吧|了)"
+)
+ACCEPTED = Lexicon(ACCEPTING_EN, ACCEPTING_ZH)
 AGREEMENT = Lexicon(
     r"\baccept(?:s|ed)?\b|\bagree(?:s|d)?\b|\bapprov\w+|\bconfirm(?:s|ed)\b|\bsigned\b"
     r"|\bit is[.!]?$|\bit'?s a deal\b|\bwe'?ll (?:take|go with)\b|\bbooked\b|\bsettled\b"
-    r"|\bdecided\b",
-    r"同意|接受|批准|答应|定了|订好了|已预订|已确认",
+    r"|\bdecided\b|" + ACCEPTING_EN,
+    r"同意|接受|批准|答应|定了|订好了|已预订|已确认|" + ACCEPTING_ZH,
 )
 
 CONFIRM = re.compile(

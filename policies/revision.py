@@ -74,6 +74,7 @@ from policies.value_roles import (
     attribute_clash,
     conditional,
     conditional_before,
+    example_spans,
     offer_clash,
     share_clash,
 )
@@ -151,7 +152,7 @@ class Resolver:
                 if v.kind == "title":  # a rename shares the title's start, not a word
                     self.index.setdefault(_title_key(v), set()).add(it.id)
         self.idf = Idf.from_counts({t: len(ids) for t, ids in self.index.items()}, len(self.live))
-        self.message_bag = weighted_terms(_IDIOMS.sub(" ", self.message))
+        self.message_bag = weighted_terms(_own_words(self.message))
 
     def _slot_related(self, st: Statement) -> set[str]:
         slot = named_slot(st.text)
@@ -210,7 +211,7 @@ class Resolver:
         ]
 
     def _bag(self, st: Statement, with_message: bool) -> Mapping[str, float]:
-        own = content_terms(_IDIOMS.sub(" ", st.text))
+        own = content_terms(_own_words(st.text))
         if not with_message:
             return own
         return merge_terms((own, 1.0), (self.message_bag, 0.5))
@@ -274,7 +275,7 @@ class Resolver:
         cached = self.memo.get(key)
         if cached is not None:
             return cached
-        own = content_terms(_IDIOMS.sub(" ", st.text))
+        own = content_terms(_own_words(st.text))
         item_bag = content_terms(item.value)
         mentioned = covered(bag if bag is not None else own, item_bag, self.idf)
         score = 0.6 * mentioned + 0.4 * similarity(own, item_bag, self.idf)
@@ -1205,6 +1206,14 @@ def _same_threshold_rule(st: Statement, item: MemoryItem) -> bool:
 
 # A cadence of output ("每周发3篇", "一周更五条"): what a publishing plan is paced by.
 _OUTPUT_CADENCE = re.compile(r"(?:篇|条|期|集)$")
+
+
+def _own_words(text: str) -> str:
+    """What a statement talks about: not its idioms, nor the examples it gives ("use
+    short headed sections, like "Pay", "Health""): an example names no item it revises."""
+    for a, b in reversed(example_spans(text)):
+        text = text[:a] + " " + text[b:]
+    return _IDIOMS.sub(" ", text)
 
 
 def _rates(values: Sequence[Value]) -> list[Value]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from policies.chatter import addressed, chatter, told_memory
 from policies.choices import CHOICE_MARK, chosen_option
 from policies.cues import (
+    ACCEPTED,
     CHALLENGE,
     CHANGE,
     CONTINUATION,
@@ -232,6 +233,7 @@ def read_statements(
     that follow: each statement carries the strongest cue seen so far.
     """
     raw = [part for s in split_sentences(message) for part in _rule_before_question(s)]
+    raw = _with_accepted_asks(raw)
     raw, announced = _with_announced_topic(raw)
     raw, announced, headers = _with_inline_headers(raw, announced)
     sentences = [clean(s) for s in raw]
@@ -409,6 +411,31 @@ def _with_announced_topic(raw: list[str]) -> tuple[list[str], set[int]]:
     if pending is not None:
         out.extend([pending, *between])
     return out, announced
+
+
+def _with_accepted_asks(raw: list[str]) -> list[str]:
+    """Someone's ask and the user taking it up, read as one sentence: "Rosa asked for
+    $30 an hour; she's worth it, so we'll do thirty", "房东说要涨到4500。那就按他说的来吧".
+    Said apart, the ask is another party's position (kept out of the plan) and the
+    acceptance names no value; together they are the user's decision."""
+    out: list[str] = []
+    for sentence in raw:
+        prev = out[-1].strip() if out else ""
+        taken = ACCEPTED.search(sentence)
+        if (
+            taken is not None
+            and prev
+            and read_cues(prev).reported
+            and _strong(prev)
+            and not is_question(prev)
+            and not is_question(sentence)
+            # "…so we'll do thirty, and $25 for overtime" sets a value of its own.
+            and not _strong(sentence[: taken.start()] + " " + sentence[taken.end() :])
+        ):
+            out[-1] = _join(prev, sentence.strip())
+            continue
+        out.append(sentence)
+    return out
 
 
 def _strong(text: str) -> bool:

@@ -154,3 +154,51 @@ def test_two_live_splits_are_not_guessed_between() -> None:
     ])  # fmt: skip
     # Which of the two the new split revises is unclear: both stay.
     assert memory.count("50/50") == 2
+
+
+# -- someone's ask, taken up by the user ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lines", "current", "old"),
+    [
+        (["Our dog walker charges $20 a walk.",
+          "She emailed and asked for $25 a walk from March; fair enough, we'll pay it."],
+         "$25", "$20"),
+        (["The tutor gets $40 a session.",
+          "He asked for $45 a session. He's great with her, so we'll do 45."],
+         "$45", "$40"),
+        (["阿姨每月工资5000元。", "阿姨说想要涨到6000元。就按她说的来吧，她带孩子很用心。"],
+         "6000元", "5000元"),
+    ],
+)  # fmt: skip
+def test_accepted_ask_replaces_the_old_value(lines: list[str], current: str, old: str) -> None:
+    memory = _after(lines)
+    assert current in memory
+    assert old not in memory
+
+
+@pytest.mark.parametrize(
+    ("lines", "old"),
+    [
+        (["Our dog walker charges $20 a walk.",
+          "She emailed and asked for $25 a walk from March. We're still thinking about it."],
+         "$20"),
+        (["阿姨每月工资5000元。", "阿姨说想要涨到6000元。我们还在商量。"], "5000元"),
+    ],
+)  # fmt: skip
+def test_an_ask_not_taken_up_leaves_the_value(lines: list[str], old: str) -> None:
+    assert old in _after(lines)
+
+
+# -- examples name nothing to revise ---------------------------------------------------
+
+
+def test_example_words_do_not_pick_the_item_revised() -> None:
+    memory = _after([
+        "Health notes: Leo has a peanut allergy.",
+        "Stop numbering the paragraphs. Use short headed sections instead, like "
+        '"Meals", "Naps", "Health".',
+    ])  # fmt: skip
+    assert "peanut allergy" in memory
+    assert "headed sections" in memory
