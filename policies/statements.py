@@ -1077,7 +1077,37 @@ def _classify_or_premise(
     st = _classify(index, text, cues, where)
     if st is None and (question or where.before_question) and not where.aside:
         st = _premise(index, text, where, question)
+    if st is None and question and not where.aside and not where.reported:
+        st = _proposal(index, text, cues)
     return st
+
+
+# The user's own plan put up for a check, the value inside the question: "Is it okay
+# to make submissions due at 9am Sunday, or is that too early?", "Would a rule like
+# 'home until 24 hours fever-free' be too strict?", "截止时间定在周日早上9点可以吗？",
+# "像“退烧24小时才能来”这样的规定会不会太严？". What is proposed is the plan unless
+# the answer changes it. Not a question about doing something now ("is it okay to
+# eat sushi at 3am?"): the verb sets or arranges something.
+_PROPOSAL = Lexicon(
+    r"^(?:[\w' -]{1,30}:\s*)?(?:so,? |and |ok(?:ay)?,? )?(?:is it|would it be|will it be|is that)"
+    r" (?:ok(?:ay)?|fine|alright|all right|reasonable|too \w+) (?:to|if (?:we|i)) (?:just )?"
+    r"(?:make|set|have|schedule|move|put|start|end|hold|cap|limit|keep|push|close|open|run"
+    r"|fix|do)\b"
+    r"|^(?:[\w' -]{1,30}:\s*)?would (?:a|an|the) (?:[\w-]+ )?(?:rule|policy|limit|cap|deadline"
+    r"|cutoff|cut-off|schedule|plan|setup|budget|price|rate|time) (?:like|of|saying|that says)\b",
+    r"(?:定在|定成|设在|设成|改到|放在|安排在)[^，。？?]{1,20}[，,]?\s*(?:可以|行|合适|妥当?)(?:吗|不|么)"
+    r"|像[“\"「『][^”\"」』]{2,40}[”\"」』](?:这样|这种|那样)的(?:规定|规矩|要求|安排|时间|规则)",
+)
+_QUOTED_RULE = re.compile(r"[“\"「『'][^”\"」』']{6,80}[”\"」』']")
+
+
+def _proposal(index: int, text: str, cues: Cues) -> Statement | None:
+    if not _PROPOSAL.search(text) or cues.reported:
+        return None
+    values = extract_values(text)
+    if not any(v.kind in _STRONG_KINDS for v in values) and not _QUOTED_RULE.search(text):
+        return None
+    return Statement(index, text, cues, values, "fact", 0.6)
 
 
 _WISH = re.compile(

@@ -202,3 +202,35 @@ def test_example_words_do_not_pick_the_item_revised() -> None:
     ])  # fmt: skip
     assert "peanut allergy" in memory
     assert "headed sections" in memory
+
+
+# -- a value proposed inside a question --------------------------------------------------
+
+_OPENING = "Hi, I need help planning our school fair."
+
+
+@pytest.mark.parametrize(
+    ("question", "kept"),
+    [
+        ("Is it okay to set the raffle draw for 3pm Saturday, or is that too late?", "3pm"),
+        ('Pets: would a rule like "dogs on a leash shorter than two metres" be too fussy?',
+         "leash"),
+        ("抽奖定在周六下午3点可以吗？会不会太晚？", "下午3点"),
+        ("像“家长必须陪同十岁以下孩子”这样的规定会不会太严？", "家长必须陪同"),
+    ],
+)  # fmt: skip
+def test_value_proposed_in_a_question_is_kept(question: str, kept: str) -> None:
+    assert kept in _after([_OPENING, question])
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is it okay to eat sushi at 3am?",
+        "Would it be okay if I call you at 9pm?",
+        "凌晨3点吃火锅可以吗？",
+        "Is it okay to make it bigger?",  # nothing concrete is proposed
+    ],
+)
+def test_questions_that_propose_no_plan_value_are_not_kept(question: str) -> None:
+    assert _after([_OPENING, question]).strip() == _after([_OPENING]).strip()
