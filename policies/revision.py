@@ -703,8 +703,22 @@ class Resolver:
             return False
         if self._duplicate(st, target):
             return True
+        if self._holds_no_such_value(st, target) and self._try_value_only(st):
+            # "Schedule change: move it to March 1–2 instead" shares a word with "help me
+            # get the schedule nailed down", but revises the dates said before.
+            return True
         self._supersede(target, st, st.text, st.type)
         return True
+
+    @staticmethod
+    def _holds_no_such_value(st: Statement, target: MemoryItem) -> bool:
+        """The statement brings a date, a time or an amount; the item chosen by its words
+        holds no such value at all to revise (a limit on an amount counts as one)."""
+        if not any(v.kind in _VALUE_ONLY_KINDS for v in st.strong_values):
+            return False
+        return not any(
+            v.kind in _VALUE_ONLY_KINDS or v.kind == "bound" for v in extract_values(target.value)
+        )
 
     def _try_implicit(self, st: Statement) -> bool:
         if not st.strong_values:

@@ -297,6 +297,19 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             re.IGNORECASE,
         ),
     ),
+    # A bare hour with a verb of starting or clearing out: "let's start judging at 10",
+    # "we have to be out by 4". Not a count ("start the race at 10 laps"), nor a score.
+    (
+        "time",
+        re.compile(
+            r"\b(?:(?:start|starts|begin|begins|open|opens|close|closes|end|ends|finish"
+            r"|finishes|kick off|kicks off)\s+"
+            r"(?:(?!count|number|bid|bidding|price|score|total|level|rate|ladder)[a-z]+\s+){1,2}at"
+            r"|(?:be|get|are|we're) (?:out|done|finished|cleared out|packed up) by)"
+            r"\s+(?P<t>\d{1,2})\b(?![.,:]\d|\s?%|\s+[a-z]+s\b)",
+            re.IGNORECASE,
+        ),
+    ),
     # How often something happens ("every other day", "twice a week", "隔天一次",
     # "每天半片"): a schedule that a revision changes ("改成隔天一次").
     (

@@ -234,3 +234,47 @@ def test_value_proposed_in_a_question_is_kept(question: str, kept: str) -> None:
 )
 def test_questions_that_propose_no_plan_value_are_not_kept(question: str) -> None:
     assert _after([_OPENING, question]).strip() == _after([_OPENING]).strip()
+
+
+# -- a revision bringing a date revises the item holding one ------------------------------
+
+
+def test_date_revision_skips_an_item_that_only_shares_a_word() -> None:
+    memory = _after([
+        "Hi! Can you help me get the venue, catering and schedule sorted?",
+        "Date: Friday–Saturday, May 8–9, with setup the evening before.",
+        "Schedule change: move it to May 15–16 instead. The hall double-booked us.",
+    ])  # fmt: skip
+    assert "May 15" in memory
+    assert "May 8" not in memory
+    assert "venue, catering and schedule" in memory  # the request is not a date
+
+
+# -- a bare hour with a verb of starting or clearing out is a clock time ------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "hour"),
+    [("Let's start the auction at 7 instead.", "7"), ("We have to be out by 11.", "11"),
+     ("The workshop begins promptly at 9.", "9")],
+)  # fmt: skip
+def test_bare_hour_after_a_start_verb_is_a_time(text: str, hour: str) -> None:
+    assert [v.text for v in extract_values(text) if v.kind == "time"] == [hour]
+
+
+@pytest.mark.parametrize(
+    "text", ["Start the count at 10.", "Start the race at 10 laps.", "We are out by 2 goals."]
+)
+def test_counts_after_a_start_verb_are_not_times(text: str) -> None:
+    assert not [v for v in extract_values(text) if v.kind == "time"]
+
+
+def test_new_start_hour_replaces_the_old_time_clause_only() -> None:
+    memory = _after([
+        "I'm running a science fair.",
+        "Awards: Saturday, awards start at 3pm, in the gym, then photos outside.",
+        "About the awards. The gym closes early, so let's start the awards at 2 instead.",
+    ])  # fmt: skip
+    assert "at 2 instead" in memory
+    assert "3pm" not in memory
+    assert "photos outside" in memory
