@@ -163,6 +163,17 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("id", re.compile(r"\b[a-z][a-z0-9_-]{2,}/[a-z][a-z0-9_-]{2,}\b")),
     ("id", _EMAIL_OR_LINK),
     ("id", _PHONE),
+    # A street address ("5821 Alcatraz Ave", "12 Orchard Lane", "文三路478号"): where
+    # something happens, as exact as an ID and replaced only by another address.
+    (
+        "id",
+        re.compile(
+            r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,3}(?:Ave(?:nue)?|St(?:reet)?|Rd|Road|Blvd"
+            r"|Boulevard|Lane|Ln|Drive|Dr|Way|Court|Ct|Place|Pl|Terrace|Crescent|Parkway)\b"
+            # the road's own name: not the district or the verb before it ("住在滨江区…")
+            r"|(?P<v>(?:(?![在于到是的区市县省])[\u4e00-\u9fff]){1,4}(?:路|街|大道|大街)\d{1,5}号)"
+        ),
+    ),
     # A quoted name or title ("Feature Stores Are a Lie", 《三体》): a value a
     # rename replaces. Only title-like quotes: several capitalised words or a book title.
     (

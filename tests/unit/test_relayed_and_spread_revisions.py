@@ -278,3 +278,28 @@ def test_new_start_hour_replaces_the_old_time_clause_only() -> None:
     assert "at 2 instead" in memory
     assert "3pm" not in memory
     assert "photos outside" in memory
+
+
+# -- a street address is a value ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [("Meet at 12 Orchard Lane.", "12 Orchard Lane"),
+     ("Pickup is from 440 Cedar Park Blvd every morning.", "440 Cedar Park Blvd"),
+     ("体检中心在文三路478号。", "文三路478号"),
+     ("他住在滨江区江南大道588号。", "江南大道588号")],
+)  # fmt: skip
+def test_street_address_is_a_value(text: str, address: str) -> None:
+    assert [v.text for v in extract_values(text) if v.kind == "id"] == [address]
+
+
+@pytest.mark.parametrize("text", ["We walked 12 blocks down the lane.", "走了三条路才到。"])
+def test_roads_without_a_house_number_are_not_addresses(text: str) -> None:
+    assert not [v for v in extract_values(text) if v.kind == "id"]
+
+
+def test_decision_naming_an_address_is_kept() -> None:
+    memory = _after([_OPENING, "We'll hold it all at the church hall, 77 Willow Road; the "
+                     "school gym is booked for exams."])  # fmt: skip
+    assert "77 Willow Road" in memory
