@@ -236,6 +236,8 @@ def read_statements(
     raw = _with_accepted_asks(raw)
     raw, announced = _with_announced_topic(raw)
     raw, announced, headers = _with_inline_headers(raw, announced)
+    contents = _content_headers(raw)
+    headers |= contents
     sentences = [clean(s) for s in raw]
     # A header only names the rules that follow it; it asks nothing ("几个…要求：").
     recaps = [recap_request(s) and i not in headers for i, s in enumerate(sentences)]
@@ -259,7 +261,7 @@ def read_statements(
         if i in headers or LIST_HEADER.search(text):
             # A header on its own line heads the rest of the message; one with its
             # first item after the colon, only its own semicolon chain.
-            chained = i in headers
+            chained = i in headers and i not in contents
             listed = listed or not chained
             i += 1
             continue
@@ -346,12 +348,11 @@ def _with_inline_headers(
     for i, sentence in enumerate(raw):
         m = _INLINE_HEADER.match(sentence.strip())
         # Only a list: one rule after its header ("Standing rule: …") reads whole.
-        if (
-            m is not None
-            and m["rest"].rstrip().endswith((";", "；"))
-            and LIST_HEADER.search(m["head"])
-            and not is_question(m["rest"])
-        ):
+        listing = m is not None and (
+            (m["rest"].rstrip().endswith((";", "；")) and bool(LIST_HEADER.search(m["head"])))
+            or bool(_CONTENT_HEADER.search(m["head"]))
+        )
+        if m is not None and listing and not is_question(m["rest"]):
             headers.add(len(out))
             out.append(m["head"])
             sentence = m["rest"]
@@ -359,6 +360,25 @@ def _with_inline_headers(
             shifted.add(len(out))
         out.append(sentence)
     return out, shifted, headers
+
+
+# "Health stuff you need to put in: …", "Things to include in the lease: …",
+# "合同里要写进去的：…": a header naming what follows as content for the work. Every
+# sentence after it in the message is part of that content, however plainly said
+# ("His inhaler lives in the red pouch").
+_CONTENT_HEADER = Lexicon(
+    r"^[\w' -]{2,40}? (?:you|we) (?:need|have|should|must|want) to (?:put in|include|add|cover"
+    r"|mention|write (?:in|down)|know)(?: about)?[:]\s*$"
+    r"|^(?:things|stuff|points|details|notes) (?:to|for you to) (?:put in|include|add|cover|note)"
+    r"[^:]{0,20}[:]\s*$",
+    r"(?:要|需要|得|必须)(?:写进去|写上|加上|放进去|包括|注明|写清楚)的?[^：:]{0,6}[：:]\s*$",
+)
+
+
+def _content_headers(raw: list[str]) -> set[int]:
+    """Indices of sentences that are a content header only (split off their first item
+    by `_with_inline_headers`, or said alone)."""
+    return {i for i, s in enumerate(raw) if _CONTENT_HEADER.search(s.strip())}
 
 
 # A sentence that only announces that something changes, naming what but not the new

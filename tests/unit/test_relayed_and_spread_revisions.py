@@ -303,3 +303,32 @@ def test_decision_naming_an_address_is_kept() -> None:
     memory = _after([_OPENING, "We'll hold it all at the church hall, 77 Willow Road; the "
                      "school gym is booked for exams."])  # fmt: skip
     assert "77 Willow Road" in memory
+
+
+# -- a header naming content for the work covers the rest of its message -------------------
+
+
+@pytest.mark.parametrize(
+    ("lines", "kept"),
+    [
+        (["Hi, I need help drafting our pet-sitting agreement.",
+          "Medical stuff you need to put in: Biscuit is diabetic. His insulin pen lives in "
+          "the butter compartment of the fridge."],
+         "butter compartment"),
+        (["Hi, I need help drafting our lease addendum.",
+          "Things to include in the addendum: the dog is a 20-pound beagle. She sleeps in "
+          "a crate in the laundry room."],
+         "crate in the laundry room"),
+        (["你好，帮我起草一份保姆合同。",
+          "合同里要写进去的：孩子对花生过敏。急救药放在书包的红色小袋里，出门都要带上。"],
+         "红色小袋"),
+    ],
+)  # fmt: skip
+def test_sentences_under_a_content_header_are_kept(lines: list[str], kept: str) -> None:
+    assert kept in _after(lines)
+
+
+def test_plain_label_is_no_content_header() -> None:
+    memory = _after(["Hi, I need help drafting our lease addendum.",
+                     "Quick question: my sister lives in Ohio. She sleeps a lot."])  # fmt: skip
+    assert "sleeps" not in memory
