@@ -467,8 +467,9 @@ STANDING = Lexicon(
 # hour; she's worth it, so we'll do thirty", "we said yes", "fine by us", "就按她说的来",
 # "那就给他涨到五千吧". Not the user's own proposal ("we'll do the venue tour").
 ACCEPTING_EN = (
-    r"(?:^|[,;]\s*|\bso\s+|\bthen\s+)(?:ok(?:ay)?,?\s+)?we(?:'ll| will) (?:just )?(?:do|pay|match|meet"
-    r"|give (?:her|him|them)) (?:it|that|this|(?:her|his|their) (?:number|price|rate|ask)"
+    r"(?:^|[,;]\s*|\bso\s+|\bthen\s+)(?:ok(?:ay)?,?\s+)?we(?:'ll| will) (?:just )?"
+    r"(?:do|pay|match|meet|give (?:her|him|them))"
+    r" (?:it|that|this|(?:her|his|their) (?:number|price|rate|ask)"
     r"|what (?:she|he|they) (?:asked|wants?|said)|[$€£]?\d[\d,.]*k?"
     r"|(?:[a-z]+(?:teen|ty)(?:-[a-z]+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven"
     r"|twelve))(?= *(?:[,.;!]|$))"

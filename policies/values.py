@@ -785,6 +785,14 @@ def _whole_split(raw: str) -> bool:
     return a + b == 100
 
 
+def _percent_number(raw: str, number: float | None) -> float | None:
+    if _SPLIT_MARK.search(raw):
+        return _first_share(raw)
+    if raw.endswith(("成", "成半")) and number is not None:
+        return number * 10 + (5 if raw.endswith("半") else 0)  # "三成" is 30%
+    return number
+
+
 def _first_share(raw: str) -> float:
     """The first party's share, in percent: "60/40" → 60, "六四分" → 60."""
     if "/" in raw:
@@ -824,10 +832,11 @@ def extract_values(text: str) -> tuple[Value, ...]:
             # marker inside the amount's trailing space.
             start += len(text[start:end]) - len(text[start:end].lstrip())
             end = start + len(raw)
-            if kind == "id" and _looks_like_prose(raw):
+            # "3/7" is a date or a fraction, not two shares of a whole.
+            if (kind == "id" and _looks_like_prose(raw)) or (
+                kind == "percent" and not _whole_split(raw)
+            ):
                 continue
-            if kind == "percent" and not _whole_split(raw):
-                continue  # "3/7" is a date or a fraction, not two shares of a whole
             if kind == "date":
                 number = _date_number(raw)
             elif kind == "freq":
@@ -838,10 +847,8 @@ def extract_values(text: str) -> tuple[Value, ...]:
                 number = _read_number(raw, kind in ("money", "bound"))
             if kind == "money" and raw.lower().endswith("grand") and number is not None:
                 number *= 1_000
-            if kind == "percent" and _SPLIT_MARK.search(raw):
-                number = _first_share(raw)
-            elif kind == "percent" and raw.endswith(("成", "成半")) and number is not None:
-                number = number * 10 + (5 if raw.endswith("半") else 0)  # "三成" is 30%
+            if kind == "percent":
+                number = _percent_number(raw, number)
             if kind == "grade":
                 number = _read_number(raw) or _zh_number(raw[-1:])
             if kind in ("qty", "bound") and _DATA_RATE.search(raw):
