@@ -214,7 +214,12 @@ CONSTRAINT = _table(
         r"|\b(?=d)(?<!they )(?<!he )(?<!she )(?<!it )don'?t\b(?! (?:know|think|care|mind|remember"
         r"|understand|see|worry|get it|trust|believe|feel|have time|really|like))"
         r"|\bdo not\b|\bnot allowed\b|\bnot (?:even|ever)\b|\bno (?:more|later|earlier|fewer|less)"
-        r" than\b",
+        r" than\b"
+        # "She shouldn't drive the kids on the freeway": a rule on what someone may do;
+        # not a regret ("I shouldn't have…") nor a forecast ("it shouldn't take long").
+        r"|(?<!\bit )(?<!\bthat )(?<!\bthis )(?<!\bthere )(?<!\bwhich )\bshould(?:n'?t| not)\b"
+        r"(?! (?:have|'ve|be (?:a|an|any|too|that|so|very|long|hard|difficult|easy|bad)\b"
+        r"|take|matter|worry|hurt|cost|need)\b)",
     ),
     (
         3,
@@ -293,7 +298,9 @@ CONSTRAINT = _table(
         # A house policy, like "we don't do discounts": "我们不做团购", "本店不接外卖".
         r"(?:^|(?<=[，,：:]))(?:我们|咱们|本店|我们店|我们家|我们公司)(?:一律|从来|向来|一概|也|都)?"
         r"不(?:做|接|收|卖|提供|打折|搞|用)(?!饭|菜|梦|作业|了)|"
-        r"(?<![分特区级类告识性差个派])别(?![人的墅针扭名致说])",
+        r"(?<![分特区级类告识性差个派])别(?![人的墅针扭名致说])"
+        # "阿姨不应该带孩子上高速": a rule on someone; "我不该吃那么多" is a regret.
+        r"|(?<![我本])不(?:应该|应当|该)(?![是有会吧吗啊呀])",
     ),
     (
         3,
@@ -456,11 +463,29 @@ STANDING = Lexicon(
     r"\bfrom (?:now|here) on\b|\bgoing forward\b|\bfor the rest of\b|\balways\b|\bevery time\b",
     r"以后|今后|往后|从现在|接下来都|每次|每(?:一)?(?:条|个|封|篇)(?:回复|回答|答复|回信|消息|邮件)",
 )
+# The user taking up what someone else asked for or offered: "…asked for $30 an
+# hour; she's worth it, so we'll do thirty", "we said yes", "fine by us", "就按她说的来",
+# "那就给他涨到五千吧". Not the user's own proposal ("we'll do the venue tour").
+ACCEPTING_EN = (
+    r"(?:^|[,;]\s*|\bso\s+|\bthen\s+)(?:ok(?:ay)?,?\s+)?we(?:'ll| will) (?:just )?"
+    r"(?:do|pay|match|meet|give (?:her|him|them))"
+    r" (?:it|that|this|(?:her|his|their) (?:number|price|rate|ask)"
+    r"|what (?:she|he|they) (?:asked|wants?|said)|[$€£]?\d[\d,.]*k?"
+    r"|(?:[a-z]+(?:teen|ty)(?:-[a-z]+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven"
+    r"|twelve))(?= *(?:[,.;!]|$))"
+    r"|\bwe said yes\b|\bfine by (?:us|me)\b|\b(?:we(?:'re| are)|i'?m) (?:fine|ok(?:ay)?) with"
+    r" (?:it|that)\b"
+)
+ACCEPTING_ZH = (
+    r"(?:就|那就)(?:按|照)(?:她|他|他们|她们|对方)(?:说的|的意思|的要求)"
+    r"|(?:就|那就)(?:给|依)(?:她|他|他们|她们)(?:吧|了)"
+)
+ACCEPTED = Lexicon(ACCEPTING_EN, ACCEPTING_ZH)
 AGREEMENT = Lexicon(
     r"\baccept(?:s|ed)?\b|\bagree(?:s|d)?\b|\bapprov\w+|\bconfirm(?:s|ed)\b|\bsigned\b"
     r"|\bit is[.!]?$|\bit'?s a deal\b|\bwe'?ll (?:take|go with)\b|\bbooked\b|\bsettled\b"
-    r"|\bdecided\b",
-    r"同意|接受|批准|答应|定了|订好了|已预订|已确认",
+    r"|\bdecided\b|" + ACCEPTING_EN,
+    r"同意|接受|批准|答应|定了|订好了|已预订|已确认|" + ACCEPTING_ZH,
 )
 
 CONFIRM = re.compile(

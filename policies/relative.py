@@ -461,7 +461,15 @@ _PAST = re.compile(
     r"以前|之前|原来|往年|去年|上次|\bused to\b|\blast (?:year|time|month)\b|\bpreviously\b",
     re.IGNORECASE,
 )
-_CLAUSE = re.compile(r"[，；。！？、：]|[,;:](?=\s)|[.!?](?=\s|$)")
+# The comma of "Monday, September 8" sits inside one date, not between clauses: the
+# words before the weekday ("Start date Monday, …") say what that date is.
+_NOT_AFTER_WEEKDAY = (
+    r"(?<!monday)(?<!tuesday)(?<!wednesday)(?<!thursday)(?<!friday)(?<!saturday)(?<!sunday)"
+    r"(?<!mon)(?<!tue)(?<!wed)(?<!thu)(?<!fri)(?<!sat)(?<!sun)"
+)
+_CLAUSE = re.compile(
+    rf"[，；。！？、：]|{_NOT_AFTER_WEEKDAY},(?=\s)|[;:](?=\s)|[.!?](?=\s|$)", re.IGNORECASE
+)
 
 
 def _rough(text: str, start: int) -> bool:
@@ -588,6 +596,28 @@ def _names_what(change: Change) -> bool:
     return bool(change.unit or change.cls)
 
 
+# Units of room, not of what fills it: "add thirty more spots" raises the cap on
+# hackers, "再加20个名额" the cap on participants.
+_ROOM_NOUNS = frozenset(("spot", "place", "seat", "slot", "opening", "space"))
+_ZH_ROOM_NOUNS = ("名额", "席位", "位置", "座位")
+_CAP_WORDS = re.compile(
+    r"\bcap(?:ped|s)?\b|\blimit(?:ed|s)?\b|\bmax(?:imum)?\b|\bup to\b|\bat most\b"
+    r"|\bno more than\b|\bcapacity\b|上限|最多|不超过|封顶|限(?:额|报|招|定)?",
+    re.IGNORECASE,
+)
+
+
+def _room_for(change: Change, held: Held, clause: str) -> bool:
+    """A change in places ("thirty more spots") fits a capped count of something named
+    ("cap it at 150 hackers", "最多招60人"), whatever it counts."""
+    room = change.unit in _ROOM_NOUNS or any(change.unit.startswith(n) for n in _ZH_ROOM_NOUNS)
+    if not room or not _CAP_WORDS.search(clause):
+        return False
+    if re.search(r"[\u4e00-\u9fff]", held.window):
+        return bool(held.window.strip())
+    return bool(_counted_words(held.window))
+
+
 def _noun_matches(change: Change, held: Held) -> bool:
     unit = change.unit
     if change.cls or re.search(r"[\u4e00-\u9fff]", unit):
@@ -612,7 +642,9 @@ def _level(change: Change, held: Held, clause: str, now: set[str], before: set[s
         return 0.0
     if held.measure == "count":
         if _names_what(change):
-            return 4.0 if _noun_matches(change, held) else 0.0
+            if _noun_matches(change, held):
+                return 4.0
+            return 3.5 if _room_for(change, held, clause) else 0.0
         if held.unit in _MEASURE_UNITS:
             return 0.0
         if re.search(r"[\u4e00-\u9fff]", held.window):
@@ -856,7 +888,16 @@ def _quote(change: Change) -> str:
 
 
 # Where a comma-level clause ends (as `policies.segment.without_clause` reads them).
-_CLAUSE_END = re.compile(r"[，；;、]\s*|,(?!\d{3}\b)\s*|\s+(?:and|but)\s+|[。.!?！？]\s*$")
+_CLAUSE_END = re.compile(
+    rf"[，；;、]\s*|{_NOT_AFTER_WEEKDAY},(?!\d{{3}}\b)\s*|\s+(?:and|but)\s+|[。.!?！？]\s*$",
+    re.IGNORECASE,
+)
+# "Monday, " right before a date: no longer the right day once the date moves by days
+# that are not whole weeks (the year, and so the new weekday, is not known).
+_WEEKDAY_BEFORE = re.compile(
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day,\s*$|\b(?:mon|tue|wed|thu|fri|sat|sun),\s*$",
+    re.IGNORECASE,
+)
 _LEADING_LINK = re.compile(r"^(?:so|and|but|then|所以|而且|然后|那就)\s*", re.IGNORECASE)
 
 
@@ -872,7 +913,10 @@ def _derived(item: MemoryItem, held: Held, new_text: str, derivation: str, chang
     stale mention of the old value gets annotated with, and must stay short."""
     own = _own(item.value)
     lo, hi = _clause_span(own, held.start, held.end)
-    clause = own[lo : held.start] + new_text + own[held.end : hi]
+    before = own[lo : held.start]
+    if change.measure == "days" and change.amount % 7:
+        before = _WEEKDAY_BEFORE.sub("", before)
+    clause = before + new_text + own[held.end : hi]
     clause = _LEADING_LINK.sub("", clause.strip())
     zh = bool(re.search(r"[\u4e00-\u9fff]", change.sentence))
     quote = _quote(change)
@@ -881,6 +925,14 @@ def _derived(item: MemoryItem, held: Held, new_text: str, derivation: str, chang
         derivation = f"{sign}{change.amount_text}"
     body = f"{derivation}：“{quote}”" if zh else f'{derivation}: "{quote}"'
     return f"{clause}（{body}）" if zh else f"{clause} ({body})"
+
+
+# A limit with its number in words ("teams of up to four") is a value of its own.
+_WORDED_BOUND = re.compile(
+    rf"\b(?:up to|at most|at least|no more than|no fewer than|max(?:imum)?(?: of)?"
+    rf"|min(?:imum)?(?: of)?)\s+(?:{_EN_WORD_NUM})\b",
+    re.IGNORECASE,
+)
 
 
 def _rest(item: MemoryItem, held: Held) -> str | None:
@@ -896,7 +948,7 @@ def _rest(item: MemoryItem, held: Held) -> str | None:
     rest = (head + sep + tail if head and tail else head or tail).strip()
     rest = rest.rstrip("，,；;、 ")
     content = [t for t in terms(rest) if not re.fullmatch(r"[\d.,%]+", t)]
-    valued = bool(_values(rest))
+    valued = bool(_values(rest)) or bool(_WORDED_BOUND.search(rest))
     if len(content) < 3 and not valued:
         return None
     # What is left of a rule must still ask for something or hold a value of its own

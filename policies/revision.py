@@ -74,6 +74,7 @@ from policies.value_roles import (
     attribute_clash,
     conditional,
     conditional_before,
+    example_spans,
     offer_clash,
     share_clash,
 )
@@ -81,6 +82,7 @@ from policies.values import (
     Value,
     bound_side,
     extract_values,
+    is_split,
     measure,
     measures_compatible,
     numeric_closeness,
@@ -150,7 +152,7 @@ class Resolver:
                 if v.kind == "title":  # a rename shares the title's start, not a word
                     self.index.setdefault(_title_key(v), set()).add(it.id)
         self.idf = Idf.from_counts({t: len(ids) for t, ids in self.index.items()}, len(self.live))
-        self.message_bag = weighted_terms(_IDIOMS.sub(" ", self.message))
+        self.message_bag = weighted_terms(_own_words(self.message))
 
     def _slot_related(self, st: Statement) -> set[str]:
         slot = named_slot(st.text)
@@ -209,7 +211,7 @@ class Resolver:
         ]
 
     def _bag(self, st: Statement, with_message: bool) -> Mapping[str, float]:
-        own = content_terms(_IDIOMS.sub(" ", st.text))
+        own = content_terms(_own_words(st.text))
         if not with_message:
             return own
         return merge_terms((own, 1.0), (self.message_bag, 0.5))
@@ -273,7 +275,7 @@ class Resolver:
         cached = self.memo.get(key)
         if cached is not None:
             return cached
-        own = content_terms(_IDIOMS.sub(" ", st.text))
+        own = content_terms(_own_words(st.text))
         item_bag = content_terms(item.value)
         mentioned = covered(bag if bag is not None else own, item_bag, self.idf)
         score = 0.6 * mentioned + 0.4 * similarity(own, item_bag, self.idf)
@@ -701,8 +703,22 @@ class Resolver:
             return False
         if self._duplicate(st, target):
             return True
+        if self._holds_no_such_value(st, target) and self._try_value_only(st):
+            # "Schedule change: move it to March 1–2 instead" shares a word with "help me
+            # get the schedule nailed down", but revises the dates said before.
+            return True
         self._supersede(target, st, st.text, st.type)
         return True
+
+    @staticmethod
+    def _holds_no_such_value(st: Statement, target: MemoryItem) -> bool:
+        """The statement brings a date, a time or an amount; the item chosen by its words
+        holds no such value at all to revise (a limit on an amount counts as one)."""
+        if not any(v.kind in _VALUE_ONLY_KINDS for v in st.strong_values):
+            return False
+        return not any(
+            v.kind in _VALUE_ONLY_KINDS or v.kind == "bound" for v in extract_values(target.value)
+        )
 
     def _try_implicit(self, st: Statement) -> bool:
         if not st.strong_values:
@@ -730,7 +746,13 @@ class Resolver:
         # So does the only other rate of the same sort ("一周更五条" after "每周发3篇").
         thresholds = [it for it in pool if _same_threshold_rule(st, it)]
         rates = [it for it in pool if _same_rate(st, it)]
-        sole = thresholds if len(thresholds) == 1 else rates if len(rates) == 1 else []
+        splits = [it for it in pool if _shares_split(st, it)]
+        sole = (
+            thresholds if len(thresholds) == 1
+            else rates if len(rates) == 1
+            else splits if len(splits) == 1
+            else []
+        )  # fmt: skip
         recount = self._sole_recount(st)
         if recount is not None and not sole:
             # A head count told again as the whole group: no shared word needed.
@@ -753,6 +775,7 @@ class Resolver:
             or _same_named_slot(st, target)
             or _same_threshold_rule(st, target)
             or _same_rate(st, target)
+            or _shares_split(st, target)
             or _renamed(st.strong_values, extract_values(target.value))
         )
         if not same_subject or closeness <= 0 or different_subjects(st.text, target.value):
@@ -1199,6 +1222,14 @@ def _same_threshold_rule(st: Statement, item: MemoryItem) -> bool:
 _OUTPUT_CADENCE = re.compile(r"(?:篇|条|期|集)$")
 
 
+def _own_words(text: str) -> str:
+    """What a statement talks about: not its idioms, nor the examples it gives ("use
+    short headed sections, like "Pay", "Health""): an example names no item it revises."""
+    for a, b in reversed(example_spans(text)):
+        text = text[:a] + " " + text[b:]
+    return _IDIOMS.sub(" ", text)
+
+
 def _rates(values: Sequence[Value]) -> list[Value]:
     """Interest rates ("6.9% APR"), connection speeds ("500 Mbps", "a gig") and
     cadences of output ("每周发3篇")."""
@@ -1221,6 +1252,20 @@ def _same_rate(st: Statement, item: MemoryItem) -> bool:
         and numeric_closeness(a, b) >= 0.5
         for a in new for b in old
     )  # fmt: skip
+
+
+def _splits(values: Sequence[Value]) -> list[Value]:
+    """Shares of one whole between two parties: "60/40", "fifty-fifty", "六四分"."""
+    return [v for v in values if v.kind == "percent" and is_split(v)]
+
+
+def _shares_split(st: Statement, item: MemoryItem) -> bool:
+    """A new split of the costs replaces the one said before ("let's do 60/40" after
+    "split 50/50 between the families", "改成四六分" after "费用五五分"), in whatever
+    words: a conversation rarely divides two different things between two parties."""
+    new = _splits(st.strong_values)
+    old = _splits(extract_values(item.value))
+    return any(a.text != b.text for a in new for b in old)
 
 
 # A number given as a guess: "大概16支队", "预计40人左右", "about 30 guests".

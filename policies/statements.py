@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from policies.chatter import addressed, chatter, told_memory
 from policies.choices import CHOICE_MARK, chosen_option
 from policies.cues import (
+    ACCEPTED,
     CHALLENGE,
     CHANGE,
     CONTINUATION,
@@ -232,8 +233,11 @@ def read_statements(
     that follow: each statement carries the strongest cue seen so far.
     """
     raw = [part for s in split_sentences(message) for part in _rule_before_question(s)]
+    raw = _with_accepted_asks(raw)
     raw, announced = _with_announced_topic(raw)
     raw, announced, headers = _with_inline_headers(raw, announced)
+    contents = _content_headers(raw)
+    headers |= contents
     sentences = [clean(s) for s in raw]
     # A header only names the rules that follow it; it asks nothing ("几个…要求：").
     recaps = [recap_request(s) and i not in headers for i, s in enumerate(sentences)]
@@ -257,7 +261,7 @@ def read_statements(
         if i in headers or LIST_HEADER.search(text):
             # A header on its own line heads the rest of the message; one with its
             # first item after the colon, only its own semicolon chain.
-            chained = i in headers
+            chained = i in headers and i not in contents
             listed = listed or not chained
             i += 1
             continue
@@ -344,12 +348,11 @@ def _with_inline_headers(
     for i, sentence in enumerate(raw):
         m = _INLINE_HEADER.match(sentence.strip())
         # Only a list: one rule after its header ("Standing rule: …") reads whole.
-        if (
-            m is not None
-            and m["rest"].rstrip().endswith((";", "；"))
-            and LIST_HEADER.search(m["head"])
-            and not is_question(m["rest"])
-        ):
+        listing = m is not None and (
+            (m["rest"].rstrip().endswith((";", "；")) and bool(LIST_HEADER.search(m["head"])))
+            or bool(_CONTENT_HEADER.search(m["head"]))
+        )
+        if m is not None and listing and not is_question(m["rest"]):
             headers.add(len(out))
             out.append(m["head"])
             sentence = m["rest"]
@@ -357,6 +360,25 @@ def _with_inline_headers(
             shifted.add(len(out))
         out.append(sentence)
     return out, shifted, headers
+
+
+# "Health stuff you need to put in: …", "Things to include in the lease: …",
+# "合同里要写进去的：…": a header naming what follows as content for the work. Every
+# sentence after it in the message is part of that content, however plainly said
+# ("His inhaler lives in the red pouch").
+_CONTENT_HEADER = Lexicon(
+    r"^[\w' -]{2,40}? (?:you|we) (?:need|have|should|must|want) to (?:put in|include|add|cover"
+    r"|mention|write (?:in|down)|know)(?: about)?[:]\s*$"
+    r"|^(?:things|stuff|points|details|notes) (?:to|for you to) (?:put in|include|add|cover|note)"
+    r"[^:]{0,20}[:]\s*$",
+    r"(?:要|需要|得|必须)(?:写进去|写上|加上|放进去|包括|注明|写清楚)的?[^：:]{0,6}[：:]\s*$",
+)
+
+
+def _content_headers(raw: list[str]) -> set[int]:
+    """Indices of sentences that are a content header only (split off their first item
+    by `_with_inline_headers`, or said alone)."""
+    return {i for i, s in enumerate(raw) if _CONTENT_HEADER.search(s.strip())}
 
 
 # A sentence that only announces that something changes, naming what but not the new
@@ -409,6 +431,31 @@ def _with_announced_topic(raw: list[str]) -> tuple[list[str], set[int]]:
     if pending is not None:
         out.extend([pending, *between])
     return out, announced
+
+
+def _with_accepted_asks(raw: list[str]) -> list[str]:
+    """Someone's ask and the user taking it up, read as one sentence: "Rosa asked for
+    $30 an hour; she's worth it, so we'll do thirty", "房东说要涨到4500。那就按他说的来吧".
+    Said apart, the ask is another party's position (kept out of the plan) and the
+    acceptance names no value; together they are the user's decision."""
+    out: list[str] = []
+    for sentence in raw:
+        prev = out[-1].strip() if out else ""
+        taken = ACCEPTED.search(sentence)
+        if (
+            taken is not None
+            and prev
+            and read_cues(prev).reported
+            and _strong(prev)
+            and not is_question(prev)
+            and not is_question(sentence)
+            # "…so we'll do thirty, and $25 for overtime" sets a value of its own.
+            and not _strong(sentence[: taken.start()] + " " + sentence[taken.end() :])
+        ):
+            out[-1] = _join(prev, sentence.strip())
+            continue
+        out.append(sentence)
+    return out
 
 
 def _strong(text: str) -> bool:
@@ -1050,7 +1097,37 @@ def _classify_or_premise(
     st = _classify(index, text, cues, where)
     if st is None and (question or where.before_question) and not where.aside:
         st = _premise(index, text, where, question)
+    if st is None and question and not where.aside and not where.reported:
+        st = _proposal(index, text, cues)
     return st
+
+
+# The user's own plan put up for a check, the value inside the question: "Is it okay
+# to make submissions due at 9am Sunday, or is that too early?", "Would a rule like
+# 'home until 24 hours fever-free' be too strict?", "截止时间定在周日早上9点可以吗？",
+# "像“退烧24小时才能来”这样的规定会不会太严？". What is proposed is the plan unless
+# the answer changes it. Not a question about doing something now ("is it okay to
+# eat sushi at 3am?"): the verb sets or arranges something.
+_PROPOSAL = Lexicon(
+    r"^(?:[\w' -]{1,30}:\s*)?(?:so,? |and |ok(?:ay)?,? )?(?:is it|would it be|will it be|is that)"
+    r" (?:ok(?:ay)?|fine|alright|all right|reasonable|too \w+) (?:to|if (?:we|i)) (?:just )?"
+    r"(?:make|set|have|schedule|move|put|start|end|hold|cap|limit|keep|push|close|open|run"
+    r"|fix|do)\b"
+    r"|^(?:[\w' -]{1,30}:\s*)?would (?:a|an|the) (?:[\w-]+ )?(?:rule|policy|limit|cap|deadline"
+    r"|cutoff|cut-off|schedule|plan|setup|budget|price|rate|time) (?:like|of|saying|that says)\b",
+    r"(?:定在|定成|设在|设成|改到|放在|安排在)[^，。？?]{1,20}[，,]?\s*(?:可以|行|合适|妥当?)(?:吗|不|么)"
+    r"|像[“\"「『][^”\"」』]{2,40}[”\"」』](?:这样|这种|那样)的(?:规定|规矩|要求|安排|时间|规则)",
+)
+_QUOTED_RULE = re.compile(r"[“\"「『'][^”\"」』']{6,80}[”\"」』']")
+
+
+def _proposal(index: int, text: str, cues: Cues) -> Statement | None:
+    if not _PROPOSAL.search(text) or cues.reported:
+        return None
+    values = extract_values(text)
+    if not any(v.kind in _STRONG_KINDS for v in values) and not _QUOTED_RULE.search(text):
+        return None
+    return Statement(index, text, cues, values, "fact", 0.6)
 
 
 _WISH = re.compile(

@@ -163,6 +163,17 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("id", re.compile(r"\b[a-z][a-z0-9_-]{2,}/[a-z][a-z0-9_-]{2,}\b")),
     ("id", _EMAIL_OR_LINK),
     ("id", _PHONE),
+    # A street address ("5821 Alcatraz Ave", "12 Orchard Lane", "文三路478号"): where
+    # something happens, as exact as an ID and replaced only by another address.
+    (
+        "id",
+        re.compile(
+            r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,3}(?:Ave(?:nue)?|St(?:reet)?|Rd|Road|Blvd"
+            r"|Boulevard|Lane|Ln|Drive|Dr|Way|Court|Ct|Place|Pl|Terrace|Crescent|Parkway)\b"
+            # the road's own name: not the district or the verb before it ("住在滨江区…")
+            r"|(?P<v>(?:(?![在于到是的区市县省])[\u4e00-\u9fff]){1,4}(?:路|街|大道|大街)\d{1,5}号)"
+        ),
+    ),
     # A quoted name or title ("Feature Stores Are a Lie", 《三体》): a value a
     # rename replaces. Only title-like quotes: several capitalised words or a book title.
     (
@@ -245,6 +256,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"{_NUM}\s?%|百分之{_ZH_NUM}|百分之{_NUM}|\b{_NUM} ?percent\b"
             # "定金收三成", "首付两成半": tenths paid or taken ("变成", "完成" are not).
             r"|(?<=[收付交退给占抽留降涨提金款费成到为])[一二两三四五六七八九]成半?(?![功为了员本熟])"
+            # Shares of a whole split between two parties: "60/40", "fifty-fifty", "六四分".
+            r"|(?<![\d/])(?<!\d\.)\d{1,2}\s?/\s?\d{1,2}(?![\d/]|\.\d)|\bfifty[- ]fifty\b"
+            r"|(?<![点时:：\d])(?:五五|四六|六四|三七|七三|二八|八二)(?:分|开)(?![钟析别类数之期配手])"
         ),
     ),
     (
@@ -291,6 +305,19 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|(?<=begins at )|(?<=closes at )|(?<=close at ))\d{1,2}\b(?![.,:]\d|\s?%)"
             r"|(?:早上|上午|中午|下午|晚上|凌晨)(?:\d{1,2}|[一二两三四五六七八九十]{1,3})点(?:半|\d+分)?"
             r"|\d{1,2}点(?:半|\d+分)?|[两三四五六七八九十]{1,3}点(?:半|\d+分|钟|前|以前|之前|后|左右|到)",
+            re.IGNORECASE,
+        ),
+    ),
+    # A bare hour with a verb of starting or clearing out: "let's start judging at 10",
+    # "we have to be out by 4". Not a count ("start the race at 10 laps"), nor a score.
+    (
+        "time",
+        re.compile(
+            r"\b(?:(?:start|starts|begin|begins|open|opens|close|closes|end|ends|finish"
+            r"|finishes|kick off|kicks off)\s+"
+            r"(?:(?!count|number|bid|bidding|price|score|total|level|rate|ladder)[a-z]+\s+){1,2}at"
+            r"|(?:be|get|are|we're) (?:out|done|finished|cleared out|packed up) by)"
+            r"\s+(?P<t>\d{1,2})\b(?![.,:]\d|\s?%|\s+[a-z]+s\b)",
             re.IGNORECASE,
         ),
     ),
@@ -741,6 +768,40 @@ def _percent_unit(around: str, raw: str) -> str:
     return "rate" if _RATE.search(around) else ""
 
 
+_SPLIT_MARK = re.compile(r"/|fifty|[五四六三七二八][五四六三七二八][分开]", re.IGNORECASE)
+_ZH_TENTHS = {"二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8}
+
+
+def is_split(v: Value) -> bool:
+    """Is this percent a share split between two parties ("60/40", "六四分")?"""
+    return v.kind == "percent" and bool(_SPLIT_MARK.search(v.text))
+
+
+def _whole_split(raw: str) -> bool:
+    """A "60/40" share adds up to the whole; other "a/b" are dates or fractions."""
+    if "/" not in raw:
+        return True
+    a, b = (int(x) for x in raw.replace(" ", "").split("/"))
+    return a + b == 100
+
+
+def _percent_number(raw: str, number: float | None) -> float | None:
+    if _SPLIT_MARK.search(raw):
+        return _first_share(raw)
+    if raw.endswith(("成", "成半")) and number is not None:
+        return number * 10 + (5 if raw.endswith("半") else 0)  # "三成" is 30%
+    return number
+
+
+def _first_share(raw: str) -> float:
+    """The first party's share, in percent: "60/40" → 60, "六四分" → 60."""
+    if "/" in raw:
+        return float(raw.replace(" ", "").split("/")[0])
+    if raw[:1] in _ZH_TENTHS:
+        return float(_ZH_TENTHS[raw[0]] * 10)
+    return 50.0
+
+
 def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(start < e and s < end for s, e in spans)
 
@@ -771,7 +832,10 @@ def extract_values(text: str) -> tuple[Value, ...]:
             # marker inside the amount's trailing space.
             start += len(text[start:end]) - len(text[start:end].lstrip())
             end = start + len(raw)
-            if kind == "id" and _looks_like_prose(raw):
+            # "3/7" is a date or a fraction, not two shares of a whole.
+            if (kind == "id" and _looks_like_prose(raw)) or (
+                kind == "percent" and not _whole_split(raw)
+            ):
                 continue
             if kind == "date":
                 number = _date_number(raw)
@@ -783,8 +847,8 @@ def extract_values(text: str) -> tuple[Value, ...]:
                 number = _read_number(raw, kind in ("money", "bound"))
             if kind == "money" and raw.lower().endswith("grand") and number is not None:
                 number *= 1_000
-            if kind == "percent" and raw.endswith(("成", "成半")) and number is not None:
-                number = number * 10 + (5 if raw.endswith("半") else 0)  # "三成" is 30%
+            if kind == "percent":
+                number = _percent_number(raw, number)
             if kind == "grade":
                 number = _read_number(raw) or _zh_number(raw[-1:])
             if kind in ("qty", "bound") and _DATA_RATE.search(raw):
