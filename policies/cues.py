@@ -351,6 +351,8 @@ REVOKE = Lexicon(
     r"previous)\b|\bnot needed\b|\bdisregard\b"
     r"|\b(?:quit|cease) \w+ing\b|\bno need for\b|\bdon'?t bother\b"
     r"|\benough (?:with|of) (?:the|that)\b"
+    # A rule dropped by saying it does not help: "the checklists aren't helping".
+    r"|\b(?:is|are)(?:n'?t| not) (?:really |actually )?(?:helping|useful|needed|necessary)\b"
     # "The 200-word limit is off", "that cap is lifted": a rule switched off by its name.
     r"|\b(?:limit|cap|ceiling|rule|restriction|ban|requirement|max(?:imum)?)s? (?:is|are)"
     r" (?:now )?(?:off|lifted|gone|history)\b"
@@ -368,7 +370,8 @@ REVOKE = Lexicon(
     r"|不必(?:[A-Za-z]+|[^，。；,;A-Za-z]){0,10}了|别[^，。；,;]{0,8}了"
     r"|去掉(?:这条|那条|这个要求)|忽略(?:之前|刚才|前面)|(?:就|可以|也)免了|去掉吧|省掉|不要了"
     # A ban lifted outright: "感叹号随便用吧", "emoji随便加".
-    r"|随便(?:用|加|写|放|带)(?![^，。；]{0,3}[吗么？?])",
+    r"|随便(?:用|加|写|放|带)(?![^，。；]{0,3}[吗么？?])"
+    r"|(?:没(?:什么|啥)用|用不上)(?![^，。；]{0,3}[吗么？?])",
 )
 
 CHANGE = _table(
