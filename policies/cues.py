@@ -199,6 +199,10 @@ DIRECTIVE = _table(
     (1, r"总是"),
 )
 
+_NOT_PAST = "".join(
+    f"(?<!{w})" for w in "上次 去年 以前 之前 原来 本来 当时 那次 曾经 我们以前".split()
+)
+
 CONSTRAINT = _table(
     (
         3,
@@ -311,6 +315,24 @@ CONSTRAINT = _table(
         r"|轮椅",
     ),
     (3, r"不让|不允许|排除|剔除|别碰|不碰|只(?:看|用|要|能|吃|做|算|给|按|需|选|找|订|留)"),
+    # Ruling an option out, often while turning a suggestion down: "东北也不考虑",
+    # "定向的一律不考虑". Not "要不考虑一下X" (a suggestion) nor "不考虑到…" (overlooking).
+    # How it used to be is no rule ("我以前不考虑这些", "上次自费去了趟日本").
+    (3, _NOT_PAST + r"(?<![要会])不(?:予)?考虑(?!到|过|清楚|周全|一下|看看)|不在考虑(?:范围|之列)"),
+    # Who pays is a rule of the plan: "家属想做就自费", "费用自理", "门票各自出".
+    (
+        3,
+        _NOT_PAST + r"(?:自费|费用自理|(?:自己|各自|自行)(?:出钱|掏钱|付钱|付费|买单|承担(?:费用)?"
+        r"|结算)|自掏腰包|aa制)(?![^，。；,;]{0,6}过)",
+    ),
+    (
+        3,
+        r"\bat (?:their|his|her|your|our|my) own (?:expense|cost)\b|\bout of (?:their|his|her|your"
+        r"|our|my) own pockets?\b|\bpays? (?:for )?(?:their|his|her) own\b|\bself-(?:funded|paid)\b"
+        # Ruling an option out: "we've ruled out the coast", "rule out anything north".
+        r"|\b(?:we|i)(?:'ve| have)? ruled? out\b|\b(?:is|are)(?: also)? ruled out\b|^rule out\b"
+        r"|\b(?:we|i)(?:'re| are|'m| am) not considering\b|\bnot (?:even )?on the table\b",
+    ),
     (2, r"(?<![吗么可那这])不行(?![吗么呢？?])"),
     (
         2,
