@@ -633,6 +633,12 @@ def _strength(table: Table, text: str) -> int:
     return 0
 
 
+# A clause saying what the speaker fears might happen names a change nobody decides:
+# "不要勾服从调剂，怕调到护理", "book early in case they move it to Friday".
+_FEARED = re.compile(
+    r"(?<![恐哪])(?:怕|担心|害怕|生怕|以免|免得|省得)[^，。；,;！？!?]*"
+    r"|\b(?:in case|for fear|afraid|worried|lest)\b[^,.;!?]*"
+)
 # "Now" opening a new topic ("Now, the hotel:", "Now a boring but important thing:",
 # "现在说说住宿") moves the talk on; it says nothing changed. Only a verbless lead-in
 # ended by a comma, colon or dash counts: "Now it's 3 nights" and "Now the budget is
@@ -808,7 +814,7 @@ def read_cues(text: str) -> Cues:
         directive=directive,
         constraint=_strength(CONSTRAINT, low),
         preference=_strength(PREFERENCE, low),
-        change=_strength(CHANGE, _TOPIC_NOW.sub(" ", low)),
+        change=_strength(CHANGE, _FEARED.sub(" ", _TOPIC_NOW.sub(" ", low))),
         revoke_span=revoke.span() if revoke else None,
         question=question,
         aside=bool(ASIDE.search(text)),
