@@ -1049,6 +1049,10 @@ def _classify_or_premise(
     index: int, text: str, cues: Cues, where: _Where, question: bool
 ) -> Statement | None:
     st = _classify(index, text, cues, where)
+    asked = question or bool(check_question(text.rstrip("。.!！")))
+    chosen = _choice_before_consequence(text) if st is None and asked and not where.aside else ""
+    if chosen:
+        return Statement(index, chosen, read_cues(chosen), extract_values(chosen), "fact", 0.65)
     if st is None and (question or where.before_question) and not where.aside:
         st = _premise(index, text, where, question)
     return st
@@ -1190,6 +1194,40 @@ def _leaned_proposal(
     text = f"{proposal}{'。' if _CJK.search(proposal) else '. '}{lean}"
     values = extract_values(text)
     return Statement(index, text, read_cues(text), values, "preference", 0.75)
+
+
+# A question about what follows from what was just said: "…，这样医学类应该都能报吧？",
+# "…, so she can apply for medicine, right?".
+_CONSEQUENCE = re.compile(
+    r"^(?:这样|那|那么|所以)(?:的话)?[^，,]{0,12}?(?:应该|能|可以|就|是不是|会不会)"
+    r"|^so\b[^,]{0,40}?\b(?:can|could|should|will|would|'ll|is|are|means?)\b",
+    re.IGNORECASE,
+)
+# A choice already made, stated as such: "她选的是物理+化学+生物", "we went with the oak".
+_CHOICE_MADE = re.compile(
+    r"(?:选|报|考|学|用|买|订|定|挑)(?:的是|了)"
+    r"|\b(?:took|chose|picked|went with|opted for|signed up for|booked|bought|settled on)\b",
+    re.IGNORECASE,
+)
+
+
+def _choice_before_consequence(text: str) -> str:
+    """ "她选的是物理+化学+生物，这样医学类应该都能报吧？": a choice the user states as
+    made, then asks what follows from it. The question is answered; the choice is a
+    fact of the plan. Its clauses before the consequence ("" if there is none)."""
+    parts = _CLAUSE_BREAK.split(text)
+    k = next((k for k, p in enumerate(parts) if k and _CONSEQUENCE.search(p.strip())), 0)
+    if not k:
+        return ""
+    sep = "，" if _CJK.search(text) else ", "
+    premise = sep.join(p.strip() for p in parts[:k])
+    cues = read_cues(premise)
+    if (
+        not _CHOICE_MADE.search(premise) or cues.question or cues.reported
+        or _SUPPOSED.search(premise) or _content(premise) < 2
+    ):  # fmt: skip
+        return ""
+    return premise
 
 
 def _leading_values(text: str, kinds: frozenset[str] = _STRONG_KINDS) -> str:
