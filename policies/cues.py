@@ -199,6 +199,15 @@ DIRECTIVE = _table(
     (1, r"总是"),
 )
 
+# Conditions of the person a plan is for that rule options out, as an allergy does
+# (a school's programmes, a trip's activities): "孩子有轻度色弱", "two kids get carsick".
+_CONDITIONS_ZH = r"色弱|色盲|哮喘|晕车|晕船|恐高|癫痫|心脏病"
+_CONDITIONS_EN = (
+    r"\bcolou?r[- ]?blind\w*|\basthma\w*|\bcarsick\w*|\bmotion sickness\b|\bepilep\w*"
+    r"|\bafraid of heights\b"
+)
+CONDITION = re.compile(f"{_CONDITIONS_ZH}|{_CONDITIONS_EN}", re.IGNORECASE)
+
 _NOT_PAST = "".join(
     f"(?<!{w})" for w in "上次 去年 以前 之前 原来 本来 当时 那次 曾经 我们以前".split()
 )
@@ -314,6 +323,8 @@ CONSTRAINT = _table(
         r"过敏|忌口|不吃|不喝|吃素|素食|清真|控糖|控盐|无糖|低糖|孕期|怀孕|糖尿病|高血压|痛风"
         r"|轮椅",
     ),
+    (3, _CONDITIONS_ZH),
+    (3, _CONDITIONS_EN),
     (3, r"不让|不允许|排除|剔除|别碰|不碰|只(?:看|用|要|能|吃|做|算|给|按|需|选|找|订|留)"),
     # Ruling an option out, often while turning a suggestion down: "东北也不考虑",
     # "定向的一律不考虑". Not "要不考虑一下X" (a suggestion) nor "不考虑到…" (overlooking).

@@ -20,6 +20,7 @@ from policies.choices import CHOICE_MARK, chosen_option
 from policies.cues import (
     CHALLENGE,
     CHANGE,
+    CONDITION,
     CONTINUATION,
     FIRST_PERSON,
     IDENTITY,
@@ -1014,6 +1015,7 @@ def _soft_scope(text: str, cues: Cues) -> bool:
     return not (
         negated(text)
         or _HARD.search(text)
+        or CONDITION.search(text)
         or STANDING.search(text)
         or cues.directive >= 3
         or any(v.kind in _STRONG_KINDS for v in extract_values(text))
