@@ -199,6 +199,19 @@ DIRECTIVE = _table(
     (1, r"总是"),
 )
 
+# Conditions of the person a plan is for that rule options out, as an allergy does
+# (a school's programmes, a trip's activities): "孩子有轻度色弱", "two kids get carsick".
+_CONDITIONS_ZH = r"色弱|色盲|哮喘|晕车|晕船|恐高|癫痫|心脏病"
+_CONDITIONS_EN = (
+    r"\bcolou?r[- ]?blind\w*|\basthma\w*|\bcarsick\w*|\bmotion sickness\b|\bepilep\w*"
+    r"|\bafraid of heights\b"
+)
+CONDITION = re.compile(f"{_CONDITIONS_ZH}|{_CONDITIONS_EN}", re.IGNORECASE)
+
+_NOT_PAST = "".join(
+    f"(?<!{w})" for w in "上次 去年 以前 之前 原来 本来 当时 那次 曾经 我们以前".split()
+)
+
 CONSTRAINT = _table(
     (
         3,
@@ -317,7 +330,27 @@ CONSTRAINT = _table(
         r"过敏|忌口|不吃|不喝|吃素|素食|清真|控糖|控盐|无糖|低糖|孕期|怀孕|糖尿病|高血压|痛风"
         r"|轮椅",
     ),
+    (3, _CONDITIONS_ZH),
+    (3, _CONDITIONS_EN),
     (3, r"不让|不允许|排除|剔除|别碰|不碰|只(?:看|用|要|能|吃|做|算|给|按|需|选|找|订|留)"),
+    # Ruling an option out, often while turning a suggestion down: "东北也不考虑",
+    # "定向的一律不考虑". Not "要不考虑一下X" (a suggestion) nor "不考虑到…" (overlooking).
+    # How it used to be is no rule ("我以前不考虑这些", "上次自费去了趟日本").
+    (3, _NOT_PAST + r"(?<![要会])不(?:予)?考虑(?!到|过|清楚|周全|一下|看看)|不在考虑(?:范围|之列)"),
+    # Who pays is a rule of the plan: "家属想做就自费", "费用自理", "门票各自出".
+    (
+        3,
+        _NOT_PAST + r"(?:自费|费用自理|(?:自己|各自|自行)(?:出钱|掏钱|付钱|付费|买单|承担(?:费用)?"
+        r"|结算)|自掏腰包|aa制)(?![^，。；,;]{0,6}过)",
+    ),
+    (
+        3,
+        r"\bat (?:their|his|her|your|our|my) own (?:expense|cost)\b|\bout of (?:their|his|her|your"
+        r"|our|my) own pockets?\b|\bpays? (?:for )?(?:their|his|her) own\b|\bself-(?:funded|paid)\b"
+        # Ruling an option out: "we've ruled out the coast", "rule out anything north".
+        r"|\b(?:we|i)(?:'ve| have)? ruled? out\b|\b(?:is|are)(?: also)? ruled out\b|^rule out\b"
+        r"|\b(?:we|i)(?:'re| are|'m| am) not considering\b|\bnot (?:even )?on the table\b",
+    ),
     (2, r"(?<![吗么可那这])不行(?![吗么呢？?])"),
     (
         2,
@@ -639,6 +672,12 @@ def _strength(table: Table, text: str) -> int:
     return 0
 
 
+# A clause saying what the speaker fears might happen names a change nobody decides:
+# "不要勾服从调剂，怕调到护理", "book early in case they move it to Friday".
+_FEARED = re.compile(
+    r"(?<![恐哪])(?:怕|担心|害怕|生怕|以免|免得|省得)[^，。；,;！？!?]*"
+    r"|\b(?:in case|for fear|afraid|worried|lest)\b[^,.;!?]*"
+)
 # "Now" opening a new topic ("Now, the hotel:", "Now a boring but important thing:",
 # "现在说说住宿") moves the talk on; it says nothing changed. Only a verbless lead-in
 # ended by a comma, colon or dash counts: "Now it's 3 nights" and "Now the budget is
@@ -814,7 +853,7 @@ def read_cues(text: str) -> Cues:
         directive=directive,
         constraint=_strength(CONSTRAINT, low),
         preference=_strength(PREFERENCE, low),
-        change=_strength(CHANGE, _TOPIC_NOW.sub(" ", low)),
+        change=_strength(CHANGE, _FEARED.sub(" ", _TOPIC_NOW.sub(" ", low))),
         revoke_span=revoke.span() if revoke else None,
         question=question,
         aside=bool(ASIDE.search(text)),

@@ -31,7 +31,7 @@ from policies.recount import recount_replacements
 from policies.relative import Relative, relative_changes
 from policies.revision import Resolver
 from policies.statements import Statement, read_statements
-from policies.tentative import tentative_replacements
+from policies.tentative import estimate_replacements, tentative_replacements
 from policies.types import (
     Add,
     Confirm,
@@ -106,6 +106,8 @@ def _restated_values(
     out.absorb(weekday_moves(text, out.untouched(live), ordinal, ctx.new_id))
     # "回程先定5月5日吧" … "5月6日回北京的票你帮我看看": the provisional value replaced.
     out.absorb(tentative_replacements(text, out.untouched(live), ordinal, ctx.new_id))
+    # "估分620分左右" … "成绩出来了！628分": the estimate replaced by the outcome.
+    out.absorb(estimate_replacements(text, out.untouched(live), ordinal, ctx.new_id))
     # "到时候7个人的工资表你帮我排一下" after "现在一共6个人": the head count told again.
     said = [st.text for st in statements]
     out.absorb(recount_replacements(text, out.untouched(live), said, ordinal, ctx.new_id))

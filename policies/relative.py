@@ -30,7 +30,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from policies.cues import is_question, read_cues
 from policies.segment import split_sentences
@@ -440,6 +440,7 @@ class Held:
     unit: str  # counted noun stem / classifier, currency, ...
     window: str  # the words right after it (what it counts)
     text: str
+    owner: str = ""  # the text it was read from (a count's label may come before it)
 
 
 _EN_COUNT = re.compile(
@@ -509,7 +510,7 @@ def _counts(text: str) -> list[Held]:
             window = cls + m.group("w")
             unit = cls if cls and cls not in ("个", "名", "位") else ""
             end = m.end("n") + len(cls)
-            out.append(Held(s, end, n, "count", unit, window, text[s:end]))
+            out.append(Held(s, end, n, "count", unit, window, text[s:end], text))
     return out
 
 
@@ -628,6 +629,35 @@ def _noun_matches(change: Change, held: Held) -> bool:
     return unit in _counted_words(held.window)
 
 
+# Words before a Chinese change that are not what it changes: "我们再加两个", "那就少一个".
+_ZH_LABEL_STOP = re.compile(
+    r"^(?:我们?|你们?|他们?|她们?|咱们|大家|那|这|那就|就|都|也|还|再|先|每)$"
+)
+_ZH_LABEL_END = re.compile(r"(?:的|那就|就|都|也|还|再|则|呢|吧)+$")
+
+
+def _zh_label(change: Change) -> str:
+    """What a Chinese change names right before its cue, as a list's item names its
+    count: "冲的再加两个" → 冲, "保底的减两个" → 保底 ("" when it names nothing)."""
+    s = change.sentence
+    lo, _ = _clause_span(s, change.start, change.end)
+    label = _ZH_LABEL_END.sub("", s[lo : change.start].strip())
+    label = re.sub(r"^(?:那|把|给|让|将)", "", label)
+    if not re.fullmatch(r"[\u4e00-\u9fff]{1,4}", label) or _ZH_LABEL_STOP.match(label):
+        return ""
+    return label
+
+
+def _labels_match(change: Change, held: Held) -> bool:
+    """ "冲8个、稳20个、保12个" then "冲的再加两个": the count the change's label names
+    right before its number, in that count's own clause."""
+    label = _zh_label(change)
+    if not label or not held.owner:
+        return False
+    lo, _ = _clause_span(held.owner, held.start, held.end)
+    return held.owner[lo : held.start].endswith(label)
+
+
 def _partitive(held: Held, topic: set[str]) -> bool:
     """ "20 cases of the run" is a share of the run: adding to the run changes its total."""
     m = re.search(r"\bof (?:the|our|this|that|my) ([a-z]+)", held.window.lower())
@@ -645,6 +675,8 @@ def _level(change: Change, held: Held, clause: str, now: set[str], before: set[s
             if _noun_matches(change, held):
                 return 4.0
             return 3.5 if _room_for(change, held, clause) else 0.0
+        if _labels_match(change, held):
+            return 3.5
         if held.unit in _MEASURE_UNITS:
             return 0.0
         if re.search(r"[\u4e00-\u9fff]", held.window):
@@ -662,7 +694,31 @@ def _level(change: Change, held: Held, clause: str, now: set[str], before: set[s
         return 1.5
     if in_clause & before:
         return 1.0
+    if (
+        held.measure == "date"
+        and _GENERIC_DATE.match(_LEADING_LINK.sub("", clause.strip()))
+        and not _HAPPENED.search(change.sentence[change.start : change.end + 2])
+        and not _HAPPENED_EN.search(change.sentence)
+    ):
+        # "日期定在10月16日", "The date is March 3": the date of what the whole
+        # conversation plans, whatever word a decided shift names it by ("体检往后推一周");
+        # not a shift told as news of something else ("我妈的体检推了两天").
+        return 0.5
     return 0.0
+
+
+_HAPPENED = re.compile(r"了")
+_HAPPENED_EN = re.compile(
+    r"\b(?:got|was|were|has been|have been|had been|had)\s+(?:\w+\s+)?(?:pushed|moved|delayed"
+    r"|postponed|bumped|shifted|rescheduled)\b",
+    re.IGNORECASE,
+)
+# A clause that names its date by no event, only as "the date".
+_GENERIC_DATE = re.compile(
+    r"(?:具体)?(?:日期|日子|时间)(?:就|先|已经)?(?:定在|定为|定了|是|选在|安排在|为|[:：])"
+    r"|(?:the )?date(?: is| will be|'s|:| set for)\b",
+    re.IGNORECASE,
+)
 
 
 # -- computing the new value ------------------------------------------------------
@@ -939,6 +995,10 @@ def _rest(item: MemoryItem, held: Held) -> str | None:
     """The other clauses of the item ("Canning day is Thursday, May 8"): they still hold."""
     own = _own(item.value)
     lo, hi = _clause_span(own, held.start, held.end)
+    return _rest_around(item, own, lo, hi)
+
+
+def _rest_around(item: MemoryItem, own: str, lo: int, hi: int) -> str | None:
     head = own[:lo].rstrip()
     head = re.sub(r"(?:\s+(?:and|but|so))?[\s，,；;、]*$", "", head)
     tail = own[hi:].lstrip(" ，,；;、")
@@ -1093,6 +1153,72 @@ def _same_quantity(a: Held, b: Held) -> bool:
     return a.measure == b.measure and (_what(a) == _what(b) or not _what(a) or not _what(b))
 
 
+@dataclass(frozen=True, slots=True)
+class _Fit:
+    pick: _Pick
+    new_text: str
+    derivation: str
+    change: Change
+
+
+def _in_own_clause(change: Change) -> Change:
+    """The change read within its own clause: "冲的再加两个，保的减两个" holds two."""
+    lo, hi = _clause_span(change.sentence, change.start, change.end)
+    return replace(change, sentence=change.sentence[lo:hi], start=change.start - lo,
+                   end=change.end - lo)  # fmt: skip
+
+
+def _several_fits(changes: Sequence[Change], pool: Sequence[MemoryItem]) -> list[_Fit]:
+    """Several changes in one sentence ("冲的再加两个，保的减两个", "two more vans and one
+    fewer driver"): each, in its own clause, must name the quantity it changes (its
+    noun, or the label a listed count carries) and no two may change the same one;
+    otherwise none is applied."""
+    spans = [_clause_span(c.sentence, c.start, c.end) for c in changes]
+    if len(set(spans)) != len(spans):
+        return []
+    fits: list[_Fit] = []
+    for change in map(_in_own_clause, changes):
+        pick = _pick(change, "", pool)
+        if pick is None or pick.level < 3 or _states_new_value(change, pick.held):
+            return []
+        restated = _restated(change, pick.held)
+        if restated is None:
+            return []
+        fits.append(_Fit(pick, restated[0], restated[1], change))
+    held = {(f.pick.item.id, f.pick.held.start) for f in fits}
+    return fits if len(held) == len(fits) else []
+
+
+def _by_item(fits: Sequence[_Fit]) -> list[tuple[MemoryItem, list[_Fit]]]:
+    out: dict[str, tuple[MemoryItem, list[_Fit]]] = {}
+    for fit in fits:
+        out.setdefault(fit.pick.item.id, (fit.pick.item, []))[1].append(fit)
+    return list(out.values())
+
+
+def _derived_together(item: MemoryItem, fits: Sequence[_Fit]) -> str:
+    """The clauses holding the changed quantities, each at its new value, with the
+    derivations and the sentence that made them: "冲10个、稳20个、保10个（8 + 2、12 − 2：…）"."""
+    if len(fits) == 1:
+        f = fits[0]
+        return _derived(item, f.pick.held, f.new_text, f.derivation, f.change)
+    own = _own(item.value)
+    spans = [_clause_span(own, f.pick.held.start, f.pick.held.end) for f in fits]
+    lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
+    text = own
+    for f in sorted(fits, key=lambda f: f.pick.held.start, reverse=True):
+        text = text[: f.pick.held.start] + f.new_text + text[f.pick.held.end :]
+    grown = len(text) - len(own)
+    clause = _LEADING_LINK.sub("", text[lo : hi + grown].strip())
+    zh = bool(re.search(r"[\u4e00-\u9fff]", fits[0].change.sentence))
+    parts = [f.derivation or f"{'+' if f.change.sign > 0 else '−'}{f.change.amount_text}"
+             for f in fits]  # fmt: skip
+    quotes = [_quote(f.change) for f in fits]
+    if zh:
+        return f"{clause}（{'、'.join(parts)}：“{'，'.join(quotes)}”）"
+    return f'{clause} ({", ".join(parts)}: "{", ".join(quotes)}")'
+
+
 def relative_changes(
     message: str,
     live: Sequence[MemoryItem],
@@ -1113,8 +1239,22 @@ def relative_changes(
     sentences = split_sentences(message)
     for i, sentence in enumerate(sentences):
         changes = read_changes(sentence)
-        if len(changes) != 1:
-            continue  # several changes in one sentence: which goes where is unclear
+        if not changes:
+            continue
+        if len(changes) > 1:
+            pool = [it for it in candidates if it.id not in out.targets]
+            fits = _several_fits(changes, pool)
+            if not fits:
+                continue  # which change goes where is unclear
+            for old, mine in _by_item(fits):
+                out.replace(old, _derived_together(old, mine), ordinal, new_id)
+                own = _own(old.value)
+                spans = [_clause_span(own, f.pick.held.start, f.pick.held.end) for f in mine]
+                rest = _rest_around(old, own, min(a for a, _ in spans), max(b for _, b in spans))
+                if rest is not None:
+                    out.ops.append(Add(_restatement(old, rest, ordinal, new_id)))
+            out.sentences.append(sentence)
+            continue
         change = changes[0]
         pool = [it for it in candidates if it.id not in out.targets]
         pool += [it for it in _dormant(history, change) if it.type in _RULES_OR_FACTS]

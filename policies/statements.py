@@ -21,6 +21,7 @@ from policies.cues import (
     ACCEPTED,
     CHALLENGE,
     CHANGE,
+    CONDITION,
     CONTINUATION,
     FIRST_PERSON,
     IDENTITY,
@@ -282,6 +283,7 @@ def read_statements(
                        i > 0 and questions[i - 1], reported, listed or chained,
                        answering)  # fmt: skip
         st = None if recaps[i] else _classify_or_premise(i, text, cues, where, questions[i])
+        st, i = _or_leaned(st, i, sentences, questions, recaps[i] or where.aside, topic)
         if st is None and correcting and not recaps[i] and not questions[i]:
             # "My mistake. 8 people." / "是我记错了。3.8公斤。": the value after the admission.
             values = extract_values(text)
@@ -1060,6 +1062,7 @@ def _soft_scope(text: str, cues: Cues) -> bool:
     return not (
         negated(text)
         or _HARD.search(text)
+        or CONDITION.search(text)
         or STANDING.search(text)
         or cues.directive >= 3
         or any(v.kind in _STRONG_KINDS for v in extract_values(text))
@@ -1095,6 +1098,10 @@ def _classify_or_premise(
     index: int, text: str, cues: Cues, where: _Where, question: bool
 ) -> Statement | None:
     st = _classify(index, text, cues, where)
+    asked = question or bool(check_question(text.rstrip("。.!！")))
+    chosen = _choice_before_consequence(text) if st is None and asked and not where.aside else ""
+    if chosen:
+        return Statement(index, chosen, read_cues(chosen), extract_values(chosen), "fact", 0.65)
     if st is None and (question or where.before_question) and not where.aside:
         st = _premise(index, text, where, question)
     if st is None and question and not where.aside and not where.reported:
@@ -1203,6 +1210,103 @@ def _premise(index: int, text: str, where: _Where, question: bool) -> Statement 
         values = extract_values(premise)
         st = Statement(index, premise, cues, values, _fact_type(values, premise), 0.65)
     return st
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+# The user's own leaning, said right after asking for an opinion: "我倾向于加",
+# "I'm leaning towards yes".
+_LEAN = re.compile(
+    r"^(?:不过|但|其实|反正)?(?:我|我们|我个人)(?:还是|其实|本人)?(?:比较|更)?(?:倾向于?|偏向于?)"
+    r"|^(?:but |honestly,? |personally,? )?"
+    r"(?:(?:i'm|i am|we're|we are) (?:\w+ )?(?:leaning|inclined)|(?:i|we)(?:'d| would) lean)\b",
+    re.IGNORECASE,
+)
+# Where a question's asking starts: "你觉得…", "what do you think", "is that…".
+_ASKING = re.compile(
+    r"^(?:你|您)(?:觉得|看|认为)|^(?:有没有|要不要|是不是|行不行|可以吗|好不好|有必要)"
+    r"|^(?:what do you think|do you think|does that|is that|would that|should we|worth it)\b",
+    re.IGNORECASE,
+)
+
+
+def _or_leaned(
+    st: Statement | None,
+    i: int,
+    sentences: Sequence[str],
+    questions: Sequence[bool],
+    aside: bool,
+    topic: Container[str],
+) -> tuple[Statement | None, int]:
+    """`st`, or else the proposal question `i` puts up when the next sentence leans to
+    it; and the index of the last sentence read (the leaning one goes with its proposal)."""
+    if st is not None or aside or not questions[i]:
+        return st, i
+    if i + 1 >= len(sentences) or questions[i + 1]:
+        return None, i
+    st = _leaned_proposal(i, sentences[i], sentences[i + 1], topic)
+    return st, (i if st is None else i + 1)
+
+
+def _leaned_proposal(
+    index: int, question: str, lean: str, topic: Container[str]
+) -> Statement | None:
+    """ "45岁以上的加一个低剂量CT，你觉得有必要吗？我倾向于加。", "Add a second
+    photographer for the reception, what do you think? I'm leaning yes.": a proposal
+    put up for an opinion and then leaned to is the user's plan. Kept as the proposal's
+    clauses (before the asking) with the leaning."""
+    if not _LEAN.search(lean):
+        return None
+    parts = _CLAUSE_BREAK.split(question)
+    ask = next((k for k, part in enumerate(parts) if _ASKING.search(part.strip())), None)
+    if not ask:
+        return None
+    proposal = (
+        "，".join(p.strip() for p in parts[:ask])
+        if _CJK.search(question)
+        else ", ".join(p.strip() for p in parts[:ask])
+    )
+    cues = read_cues(proposal)
+    if cues.question or cues.reported or _SUPPOSED.search(proposal) or _content(proposal) < 2:
+        return None
+    if topical_overlap(weighted_terms(proposal), topic) < _RELEVANT:
+        return None  # "我家猫老是半夜跑酷，你觉得正常吗？我倾向于不管它": an aside
+    text = f"{proposal}{'。' if _CJK.search(proposal) else '. '}{lean}"
+    values = extract_values(text)
+    return Statement(index, text, read_cues(text), values, "preference", 0.75)
+
+
+# A question about what follows from what was just said: "…，这样医学类应该都能报吧？",
+# "…, so she can apply for medicine, right?".
+_CONSEQUENCE = re.compile(
+    r"^(?:这样|那|那么|所以)(?:的话)?[^，,]{0,12}?(?:应该|能|可以|就|是不是|会不会)"
+    r"|^so\b[^,]{0,40}?\b(?:can|could|should|will|would|'ll|is|are|means?)\b",
+    re.IGNORECASE,
+)
+# A choice already made, stated as such: "她选的是物理+化学+生物", "we went with the oak".
+_CHOICE_MADE = re.compile(
+    r"(?:选|报|考|学|用|买|订|定|挑)(?:的是|了)"
+    r"|\b(?:took|chose|picked|went with|opted for|signed up for|booked|bought|settled on)\b",
+    re.IGNORECASE,
+)
+
+
+def _choice_before_consequence(text: str) -> str:
+    """ "她选的是物理+化学+生物，这样医学类应该都能报吧？": a choice the user states as
+    made, then asks what follows from it. The question is answered; the choice is a
+    fact of the plan. Its clauses before the consequence ("" if there is none)."""
+    parts = _CLAUSE_BREAK.split(text)
+    k = next((k for k, p in enumerate(parts) if k and _CONSEQUENCE.search(p.strip())), 0)
+    if not k:
+        return ""
+    sep = "，" if _CJK.search(text) else ", "
+    premise = sep.join(p.strip() for p in parts[:k])
+    cues = read_cues(premise)
+    if (
+        not _CHOICE_MADE.search(premise) or cues.question or cues.reported
+        or _SUPPOSED.search(premise) or _content(premise) < 2
+    ):  # fmt: skip
+        return ""
+    return premise
 
 
 def _leading_values(text: str, kinds: frozenset[str] = _STRONG_KINDS) -> str:

@@ -86,6 +86,84 @@ def _event_words(text: str, values: Sequence[Value]) -> set[str]:
     return words | {ch for ch in _CJK.findall(rest) if ch not in _ZH_STOP}
 
 
+# An estimate is provisional too ("她自己估分620分左右", "we expect around 60 guests"):
+# the real figure, once known, replaces it ("成绩出来了！628分", "the final count came
+# in at 72 guests"). It is replaced only by a sentence that reports that outcome (or
+# follows one that does, in the same message) with a different value measured in the
+# same unit; a mere second guess ("maybe 70") or another figure is no outcome.
+_ESTIMATE = re.compile(
+    r"估分|估计|预计|预估|估算|\bestimat(?:e|ed|es|ing)\b|\bexpect(?:ed|ing)?\b|\bprojected\b"
+    r"|\bforecast\b|\bballpark\b",
+    re.IGNORECASE,
+)
+_OUTCOME = re.compile(
+    r"出来了|出分了|实际|最终|最后(?:定|确定|是|来了|到了|花了|用了|算下来)|结果是"
+    r"|\bactual(?:ly)?\b|\bfinal\b|\bcame (?:in|out|back)\b|\bturned out\b|\bended up\b"
+    r"|\bofficial(?:ly)?\b",
+    re.IGNORECASE,
+)
+# A count of people or things settled later is linked by the resolver
+# (`revision._estimate_settled`); here, what it does not read: bare figures ("620分"),
+# amounts, dates, and an outcome announced in the sentence before its figure.
+_ESTIMATE_KINDS = frozenset({"date", "time", "money", "number"})
+
+
+def _measure(value: Value, text: str) -> str:
+    """What a value measures: its kind, and for a count or a bare number its unit
+    ("620分" 分, "60 guests" person)."""
+    if value.kind == "qty":
+        return f"qty:{value.unit}"
+    if value.kind == "number":
+        after = re.match(r"\s?([\u4e00-\u9fff]|[a-z]+)", text[value.end :], re.IGNORECASE)
+        return f"number:{after.group(1).lower() if after else ''}"
+    return value.kind
+
+
+def _outcome_of(old: Value, old_text: str, new: Value, text: str, words: set[str]) -> bool:
+    """Is `new` (in `text`) the outcome of the estimate `old`? The same measure, a
+    different value, and either near it (an outcome lands within half of its estimate
+    either way) or, for a date or a time, said of the same event."""
+    if new.text == old.text or _measure(new, text) != _measure(old, old_text):
+        return False
+    if old.number is not None and new.number is not None:
+        return old.number > 0 and abs(new.number - old.number) <= 0.5 * old.number
+    return bool(words & _event_words(old_text, [old]))
+
+
+def estimate_replacements(
+    message: str, live: Sequence[MemoryItem], ordinal: int, new_id: Callable[[], str]
+) -> Relative:
+    """Ops that replace an estimated value by the outcome it estimated."""
+    out = Relative()
+    estimates = []
+    for it in live:
+        if it.status not in _LIVE or it.source != "user" or not _ESTIMATE.search(it.value):
+            continue
+        held = [v for v in extract_values(it.value) if v.kind in _ESTIMATE_KINDS]
+        if len(held) == 1:
+            estimates.append((it, held[0]))
+    if not estimates:
+        return out
+    sentences = split_sentences(message)
+    for i, sentence in enumerate(sentences):
+        outcome = _OUTCOME.search(sentence) or (i and _OUTCOME.search(sentences[i - 1]))
+        if not outcome or is_question(sentence) or _ESTIMATE.search(sentence):
+            continue
+        said = extract_values(sentence)
+        words = _event_words(sentence, said)
+        targets = [
+            it for it, old in estimates
+            if it.id not in out.targets
+            and any(_outcome_of(old, it.value, v, sentence, words) for v in said)
+            and not any(v.text == old.text for v in said)
+        ]  # fmt: skip
+        if len(targets) != 1:
+            continue
+        out.sentences.append(sentence)
+        out.replace(targets[0], sentence.strip(), ordinal, new_id)
+    return out
+
+
 def tentative_replacements(
     message: str, live: Sequence[MemoryItem], ordinal: int, new_id: Callable[[], str]
 ) -> Relative:

@@ -82,6 +82,8 @@ _EN_UNITS = {
     "licenses": "license", "licences": "license", "sessions": "session",
     "mbps": "mbps", "gbps": "mbps", "gigabit": "mbps", "megabit": "mbps",
     "fortnight": "fortnight", "fortnights": "fortnight",
+    # How a group is split up: "in three batches", "分四批".
+    "batch": "batch", "batches": "batch", "wave": "batch", "waves": "batch",
     # People counted under another name are still a headcount: "up to 18 volunteers"
     # and "fourteen trainees" count the same cohort.
     "volunteers": "person", "trainees": "person", "students": "person",
@@ -110,7 +112,7 @@ _EN_UNIT_ALT = "|".join(sorted(_EN_UNITS, key=len, reverse=True))
 _ZH_UNITS = (
     "个小时|小时|分钟|秒钟|个月|个人|口人|支球队|支队(?![员长友])|个队(?![员长友])|星期|公斤|千卡|大卡|毫升|毫克|公里|ml|mg|"
     "桌|人|位|天|晚|夜|周|年|道|题|页|份|次|遍|岁|斤|克|层|间|张|本|套|件|家|行|字|条|节|课|顿|餐"
-    "|章|集|寸|词|场|期"
+    "|章|集|寸|词|场|期|批"
 )
 
 # Phone numbers ("503-555-0142", "(503) 555-0142", "+44 20 7946 0958", "13817762045"):
