@@ -549,10 +549,16 @@ class Resolver:
         }  # fmt: skip
         # A bare number ("forget the 400 cap") names an amount however it is written
         # in the item ("$400", "400元").
+        # So does an amount denied as a cap ("forget $2,300 as the max") an item
+        # holding it as a plain amount ("Max rent is $2,300"), and the reverse.
         bare = {
             v.number for v in extract_values(token)
-            if v.kind == "number" and v.number is not None
-            and re.fullmatch(r"[$€£]?\d{1,3}(?:,?\d{3})+|[$€£]?\d{3,}", token)
+            if v.number is not None
+            and (
+                v.kind in ("money", "bound")
+                or (v.kind == "number"
+                    and re.fullmatch(r"[$€£]?\d{1,3}(?:,?\d{3})+|[$€£]?\d{3,}", token))
+            )
         }  # fmt: skip
         hits: list[tuple[MemoryItem, Value]] = []
         for it in self._user_items():
@@ -795,7 +801,7 @@ class Resolver:
             if it.type != "directive" and not _other_role(st, it)
             and not different_subjects(st.text, it.value)
         ]  # fmt: skip
-        found = sole_rival_pair(st.text, st.strong_values, pool)
+        found = sole_rival_pair(st.text, _asserted(st), pool)
         if found is None or found[0].value == st.text:
             return False
         self._supersede(found[0], st, st.text, st.type, pair=found[1])
@@ -1161,6 +1167,13 @@ def _same_day_told_twice(old: MemoryItem, changed: Value, v: Value, st: Statemen
         return False  # the statement keeps that one
     near = old.value[max(0, changed.start - len(v.text) - 4) : changed.end + len(v.text) + 4]
     return v.text in near and any(x.kind == "date" for x in st.strong_values)
+
+
+def _asserted(st: Statement) -> tuple[Value, ...]:
+    """The values `st` puts forward, not those it denies ("forget $900 as the catering
+    max" puts no $900 forward: it is no new value for another amount)."""
+    denied = [t for t in st.contrast if any(ch.isdigit() for ch in t)]
+    return tuple(v for v in st.strong_values if not any(v.text in t or t in v.text for t in denied))
 
 
 def _past_account(text: str) -> bool:

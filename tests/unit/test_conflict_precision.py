@@ -171,3 +171,34 @@ def test_a_rule_dropped_as_not_helping_is_revoked() -> None:
         zh=True,
     )
     assert status_of(zh, "每次回复最后都附一个待办清单") == "revoked"
+
+
+# --- the rule a later sentence acts on ---------------------------------------------------
+
+
+def test_an_amount_denied_as_a_cap_names_the_item_holding_it() -> None:
+    items = fold(
+        "Max spend on the venue is $1,800, that's what the board signed off on.",
+        "Quick update: the board found more money, forget $1,800 as the max, we can go "
+        "up to $2,100 if we have to.",
+    )
+    assert status_of(items, "Max spend on the venue is $1,800") == "superseded"
+    assert live(items, "up to $2,100")
+    # a denied amount no item holds changes nothing
+    other = fold(
+        "Max spend on the venue is $1,800, that's what the board signed off on.",
+        "Forget $900 as the catering max, we'll see what the menu costs.",
+    )
+    assert status_of(other, "Max spend on the venue is $1,800") == "active"
+
+
+def test_asking_for_something_for_all_of_them_is_a_rule() -> None:
+    items = fold(
+        "你推荐的酒店都给我附上官网链接，方便我自己看。",
+        "酒店的官网链接不用附了，我都收藏好了。",
+        zh=True,
+    )
+    assert status_of(items, "都给我附上官网链接") == "revoked"
+    # what others did for the speaker is no rule
+    told = fold("同事们都给我写了卡片，挺感动的。", zh=True)
+    assert not any(it.type == "directive" for it in told if "卡片" in it.value)
