@@ -183,7 +183,10 @@ DIRECTIVE = _table(
         3,
         r"(?:有|还有|另外|加|提|再提)(?:一)?(?:个|条|点)(?:小)?要求|我的要求是|要求是"
         r"|的时候[，,]?(?:都|一律|统一|记得|请)(?:要|得|给|帮|标|加|写|列|配|用|先|按)"
-        r"|等我(?:要|说|问|需要)[^，。；]{0,4}(?:的时候|时)?再|我(?:要|需要|问)的时候再|除非我(?:要|说|问)",
+        r"|等我(?:要|说|问|需要)[^，。；]{0,4}(?:的时候|时)?再|我(?:要|需要|问)的时候再|除非我(?:要|说|问)"
+        # "你提到的营地都给我附上英文原名": asked of the assistant for all of them; not
+        # what others did for the speaker ("大家都给我写了贺卡").
+        r"|都(?:给我|帮我)(?:附|加|标|写|列|配|用|按|注|换|翻)(?![^，。；]{0,3}[了过])",
     ),
     (3, r"每(?:个|道|份|条|篇|张|一)[^，。；,;]{0,8}都|所有(?:的)?[^，。；,;]{0,6}都"),
     # "每条回复开头先…", "每次回答最后附上…": every reply of the assistant, like "in every reply".
@@ -384,6 +387,8 @@ REVOKE = Lexicon(
     r"previous)\b|\bnot needed\b|\bdisregard\b"
     r"|\b(?:quit|cease) \w+ing\b|\bno need for\b|\bdon'?t bother\b"
     r"|\benough (?:with|of) (?:the|that)\b"
+    # A rule dropped by saying it does not help: "the checklists aren't helping".
+    r"|\b(?:is|are)(?:n'?t| not) (?:really |actually )?(?:helping|useful|needed|necessary)\b"
     # "The 200-word limit is off", "that cap is lifted": a rule switched off by its name.
     r"|\b(?:limit|cap|ceiling|rule|restriction|ban|requirement|max(?:imum)?)s? (?:is|are)"
     r" (?:now )?(?:off|lifted|gone|history)\b"
@@ -401,7 +406,8 @@ REVOKE = Lexicon(
     r"|不必(?:[A-Za-z]+|[^，。；,;A-Za-z]){0,10}了|别[^，。；,;]{0,8}了"
     r"|去掉(?:这条|那条|这个要求)|忽略(?:之前|刚才|前面)|(?:就|可以|也)免了|去掉吧|省掉|不要了"
     # A ban lifted outright: "感叹号随便用吧", "emoji随便加".
-    r"|随便(?:用|加|写|放|带)(?![^，。；]{0,3}[吗么？?])",
+    r"|随便(?:用|加|写|放|带)(?![^，。；]{0,3}[吗么？?])"
+    r"|(?:没(?:什么|啥)用|用不上)(?![^，。；]{0,3}[吗么？?])",
 )
 
 CHANGE = _table(

@@ -255,7 +255,14 @@ _ANTONYMS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
             r"\bchinese\b|\bmandarin\b|\bgerman\b|\bfrench\b|\bjapanese\b|\bspanish\b|中文"
             r"|汉语|日文|日语|德语|法语",
         ),
-        (r"\btables?\b", r"\bprose\b|\bplain text\b|\bbullets?\b"),
+        # A table as a way to show the answer ("as a table", "in table form"), not a
+        # database's table or a dinner table.
+        (
+            r"\b(?:as|in|into|use|using|with|make (?:it|them|that)) (?:a )?tables?\b"
+            r"|\btable (?:format|form|layout)\b|\btabular\b"
+            r"|\btables? (?:are|is) (?:fine|better|easier)",
+            r"\bprose\b|\bplain text\b|\bbullets?\b",
+        ),
         (r"\binclude\b", r"\bexclude\b"),
         (r"\bmetric\b", r"\bimperial\b"),
         (r"表格|画表|列表", r"文字|段落"),

@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from policies.contradiction import contradicts, settles
 from policies.cues import DECISION, PERMISSION, SELF_CORRECTION, STANDING, negated, read_cues
 from policies.limits import limit_holder, limit_text
 from policies.matching import (
@@ -97,13 +98,6 @@ _POSITIVE = re.compile(
     r"|\binstead\b|\bjust\b|\bonly\b|\brather\b"
     # "stop doing tables, plain bullet lists are easier": the alternative is named
     r"|\b(?:easier|better|simpler|clearer|nicer|prefer(?:red)?)\b|更(?:好|方便|清楚|简单|合适)",
-    re.IGNORECASE,
-)
-
-# "…就行", "… is fine", "… instead": the new choice is enough, the old one is not wanted.
-_ENOUGH = re.compile(
-    r"就行|就好|就可以|即可|也行|也可以|也没关系|\binstead\b|\brather\b"
-    r"|\b(?:is|are|'s) (?:fine|enough|ok|okay|good enough)\b|\bwill do\b",
     re.IGNORECASE,
 )
 
@@ -555,10 +549,16 @@ class Resolver:
         }  # fmt: skip
         # A bare number ("forget the 400 cap") names an amount however it is written
         # in the item ("$400", "400元").
+        # So does an amount denied as a cap ("forget $2,300 as the max") an item
+        # holding it as a plain amount ("Max rent is $2,300"), and the reverse.
         bare = {
             v.number for v in extract_values(token)
-            if v.kind == "number" and v.number is not None
-            and re.fullmatch(r"[$€£]?\d{1,3}(?:,?\d{3})+|[$€£]?\d{3,}", token)
+            if v.number is not None
+            and (
+                v.kind in ("money", "bound")
+                or (v.kind == "number"
+                    and re.fullmatch(r"[$€£]?\d{1,3}(?:,?\d{3})+|[$€£]?\d{3,}", token))
+            )
         }  # fmt: skip
         hits: list[tuple[MemoryItem, Value]] = []
         for it in self._user_items():
@@ -801,7 +801,7 @@ class Resolver:
             if it.type != "directive" and not _other_role(st, it)
             and not different_subjects(st.text, it.value)
         ]  # fmt: skip
-        found = sole_rival_pair(st.text, st.strong_values, pool)
+        found = sole_rival_pair(st.text, _asserted(st), pool)
         if found is None or found[0].value == st.text:
             return False
         self._supersede(found[0], st, st.text, st.type, pair=found[1])
@@ -890,13 +890,14 @@ class Resolver:
             or value_change(st.strong_values, extract_values(it.value))[0]
         ]
         target = self._same_slot_opposite(st, pool) or self._lexical_conflict(st, pool)
-        if target is None:
+        if target is None or not contradicts(st.text, st.strong_values, target.value):
             return False
-        if opposed(st.text, target.value) and _ENOUGH.search(st.text):
-            # "口语化一点就行" after "用书面语", "casual is fine, no need for the formal
-            # tone" after "write formally": the opposite choice, said as what will do now,
-            # replaces the rule. Said bare ("以后回答详细一点" after "回答要简短") it may be
-            # a slip or a one-off: kept as a conflict to confirm.
+        if settles(st.text, target.value):
+            # "口语化一点就行" after "用书面语", "from here on, friendly and chatty" after
+            # "keep it strictly formal", "you can mention the council now" after "don't
+            # mention the council": the opposite, said as what holds now, replaces the
+            # rule. Said bare ("回答详细一点" after "回答要简短") it may be a slip or a
+            # one-off: kept as a conflict to confirm.
             self._supersede(target, st, st.text, st.type)
             return True
         item = self._new_item(st, st.text, st.type)
@@ -1040,6 +1041,11 @@ class Resolver:
         "our new agency lead is Omar": the campaign code still holds.
         """
         rest = unrelated_clauses(old.value, content_terms(st.text))
+        if rest is not None and opposed(st.text, rest):
+            # "keep it strictly formal, full sentences" after "friendly and chatty from
+            # here on": the opposite choice goes too, whatever words it shares.
+            sep = "，" if re.search(r"[\u3400-\u9fff]", rest) else ", "
+            rest = sep.join(c for c in clauses(rest) if not opposed(st.text, c)) or None
         if rest is None:
             return
         values = extract_values(rest)
@@ -1161,6 +1167,13 @@ def _same_day_told_twice(old: MemoryItem, changed: Value, v: Value, st: Statemen
         return False  # the statement keeps that one
     near = old.value[max(0, changed.start - len(v.text) - 4) : changed.end + len(v.text) + 4]
     return v.text in near and any(x.kind == "date" for x in st.strong_values)
+
+
+def _asserted(st: Statement) -> tuple[Value, ...]:
+    """The values `st` puts forward, not those it denies ("forget $900 as the catering
+    max" puts no $900 forward: it is no new value for another amount)."""
+    denied = [t for t in st.contrast if any(ch.isdigit() for ch in t)]
+    return tuple(v for v in st.strong_values if not any(v.text in t or t in v.text for t in denied))
 
 
 def _past_account(text: str) -> bool:

@@ -156,3 +156,13 @@ def test_the_layout_keeps_its_core_lines_when_stored() -> None:
     # A layout stored before core lines existed reads as all whole.
     old = layout_to_json(layout).replace('"short_ids"', '"ignored"')
     assert layout_from_json(old).short_ids == frozenset()
+
+
+def test_a_clause_asking_for_something_added_stays() -> None:
+    # "括号里附上…", "末尾注明…": a second requirement of the rule, not its reason.
+    text = "报价单以后写含税价就行，括号里附上税率，财务那边看得懂。"
+    assert "括号里附上税率" in core_value(text, "不要写含税价")
+    text = "菜单写中文名就行，末尾注明辣度，我们这边老人多，吃不了太辣的。"
+    assert "末尾注明辣度" in core_value(text)
+    # a reason clause with no ask in it still goes
+    assert "我们这边老人多" not in core_value(text)
