@@ -115,6 +115,12 @@ _ZH_UNITS = (
     "|章|集|寸|词|场|期|批"
 )
 
+# Nouns for the people a plan counts: children, students, guests, staff, players.
+_ZH_PEOPLE = (
+    r"(?:小朋友|孩子|学生|学员|志愿者|队员|选手|球员|员工|同事|客人|宾客|嘉宾|老人|家长"
+    r"|参与者|参赛者|参会者|游客|观众|听众|会员|成员|考生|营员|学徒|新人|新生)"
+)
+
 # Phone numbers ("503-555-0142", "(503) 555-0142", "+44 20 7946 0958", "13817762045"):
 # how to reach someone, as exact as an ID.
 _PHONE = re.compile(
@@ -369,6 +375,17 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|\b(?:{_NUM}|{_EN_WORD_NUM})\s?(?:mbit/s|gbit/s)"
         ),
     ),
+    # People counted under another name in Chinese ("64个孩子", "三十名学员", "12位嘉宾"):
+    # a headcount like "64人", as "64 kids" is in English, so that a new count of the
+    # same group revises it whatever the group is called.
+    (
+        "qty",
+        re.compile(
+            # Not an ordinal or a ratio ("第3个学生", "每10个孩子配一个老师").
+            r"(?<![第每\d.零一二两三四五六七八九十百千万])"
+            rf"(?:{_NUM}|(?:{_ZH_NUM}))\s?(?:个|名|位)?(?:多个|多名|多位)?{_ZH_PEOPLE}"
+        ),
+    ),
     (
         "qty",
         re.compile(
@@ -570,6 +587,8 @@ def _unit(kind: str, text: str) -> str:
             return "mbps"
         if re.search(r"°|℃|℉|degree", low):
             return "°"
+        if re.search(rf"{_ZH_PEOPLE}$", text):
+            return "人"
         if text.endswith("个"):
             return "个"
         m = re.search(rf"(?:{_ZH_UNITS})$", text)
