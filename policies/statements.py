@@ -321,7 +321,7 @@ def read_statements(
         chained = chained and raw_ends[i]
         revoked_at = i if st is not None and st.cues.revoke_span is not None else revoked_at
         if st is not None:
-            st.change = change
+            st.change = max(change, st.cues.change)
             st.correction = st.correction or (correcting and st.cues.change >= 1)
             if st.change >= 1 or st.correction or st.cues.revoke_span is not None:
                 st.contrast = contrast_terms(st.text)
@@ -1220,6 +1220,10 @@ def _premise(index: int, text: str, where: _Where, question: bool) -> Statement 
     cues = read_cues(premise)
     own_plan = own_plan and bool(_OWN_PLAN.search(premise))
     given = _given_count(premise, text)
+    if given:
+        # A count taken as the case now is the count now: it revises an older one,
+        # as "now that we have 36" does.
+        cues = dataclasses.replace(cues, change=max(cues.change, 1))
     if cues.question or cues.reported or not (_SETTLED.search(premise) or own_plan or given):
         return None
     plain = dataclasses.replace(where, before_question=False, after_question=False)

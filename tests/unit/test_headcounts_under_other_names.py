@@ -44,9 +44,7 @@ def test_zh_new_count_of_the_group_under_another_name_revises_it() -> None:
 
 
 def test_zh_count_of_another_thing_does_not_revise_the_headcount() -> None:
-    values = active_values(
-        ["这期编程班一共有三十名学员。", "我们买了36套机器人套件。"], _SYSTEM_ZH
-    )
+    values = active_values(["这期编程班一共有三十名学员。", "我们买了36套机器人套件。"], _SYSTEM_ZH)
     assert any("三十名学员" in v for v in values)
 
 
@@ -66,8 +64,7 @@ def test_count_taken_as_the_case_in_a_question_is_kept_zh() -> None:
 
 def test_count_put_up_to_weigh_is_not_kept() -> None:
     assert not any(
-        "38" in t
-        for t in _kept("With 38 members, would the small lab still work?", _SYSTEM_EN)
+        "38" in t for t in _kept("With 38 members, would the small lab still work?", _SYSTEM_EN)
     )
     assert not any(
         "38" in t
