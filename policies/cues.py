@@ -118,6 +118,18 @@ def _table(*rows: tuple[int, str]) -> Table:
     )
 
 
+# Verbs that open an instruction to the assistant ("use…", "put…", "keep…").
+_IMPERATIVE = (
+    r"(?:give|write|use|put|quote|flag|keep|add|include|mark|answer|reply|"
+    r"respond|format|list|show|draft|post|label|sort|round|convert|cite|call|refer|send|make"
+    r"|avoid|stick|mention|name|address|sign|spell|translate|explain|assume|treat|cap|limit)"
+)
+# What an instruction is scoped to, said first: "for the mock lesson", "on the invites".
+_SCOPE_EN = (
+    r"(?:for|on|in|with|as for) (?!(?:the |any )?(?:end|case|meantime|fact|general|short"
+    r"|that case|any case)\b)(?:the |our |my |each |every |this |that |any )?[^,.;:!?]{1,60}"
+)
+
 DIRECTIVE = _table(
     (3, r"\bfrom (?:now|here|this point|today) on(?:wards?)?\b|\bgoing forward\b|\bfrom now\b"),
     (3, r"\bfor the rest of (?:the|this|our) \w+|\bin future\b|\bin the future\b"),
@@ -163,11 +175,14 @@ DIRECTIVE = _table(
         r"|\bone (?:request|thing)\b|\ba request\b|\bkeep (?:it|them|answers|replies|things)"
         r" (?:short|brief|concise|factual|simple|under)\b",
     ),
+    (2, rf"^(?:please )?{_IMPERATIVE}\b"),
+    # The same after a leading scope: "For the flyer, use Arial", "On the invites, put
+    # the date first", "海报的话，用黑体", "关于报名表，就用问卷星".
+    (2, rf"^(?:and |also |oh,? )?{_SCOPE_EN}, (?:please |just |then )?{_IMPERATIVE}\b"),
     (
         2,
-        r"^(?:please )?(?:give|write|use|put|quote|flag|keep|add|include|mark|answer|reply|"
-        r"respond|format|list|show|draft|post|label|sort|round|convert|cite|call|refer|send|make"
-        r"|avoid|stick|mention|name|address|sign|spell|translate|explain|assume|treat|cap|limit)\b",
+        r"^(?:还有|另外)?[，,]?(?:关于|至于)?[^，。；！？\s]{1,16}(?:的话|这块|这边|方面)，"
+        r"(?:就|都|请|麻烦|统一)?(?:用|写|按|放|标|列|加|选)",
     ),
     (
         3,

@@ -1240,13 +1240,30 @@ def _rates(values: Sequence[Value]) -> list[Value]:
     ]  # fmt: skip
 
 
+# An amount said per head: "人均800块", "每人就六百五", "$90 per head", "75 a head".
+# Not "each": "$15 each" prices an item, and two items' prices are no one standard.
+_PER_HEAD_BEFORE = re.compile(
+    r"(?:人均|每人|每位|每个人|per (?:head|person))[^，。；,.;\d]{0,8}$", re.I
+)
+_PER_HEAD_AFTER = re.compile(r"^\s?(?:per (?:head|person)\b|a head\b|/人|一位|一人|每人)", re.I)
+
+
+def _per_head(text: str) -> list[Value]:
+    return [
+        v for v in extract_values(text)
+        if v.kind == "money"
+        and (_PER_HEAD_BEFORE.search(text[max(0, v.start - 12) : v.start])
+             or _PER_HEAD_AFTER.search(text[v.end : v.end + 12]))
+    ]  # fmt: skip
+
+
 def _same_rate(st: Statement, item: MemoryItem) -> bool:
     """A rate replaces the rate quoted before ("5.9%" after "6.9% APR", "a gig
-    symmetrical" after "at least 500 Mbps", "一周更五条" after "每周发3篇"): a
-    conversation rarely tracks two interest rates, connection speeds or publishing
-    cadences at once."""
-    new = _rates(st.strong_values)
-    old = _rates(extract_values(item.value))
+    symmetrical" after "at least 500 Mbps", "一周更五条" after "每周发3篇", "人均就
+    六百五" after "人均800块"): a conversation rarely tracks two interest rates,
+    connection speeds, publishing cadences or spending standards per head at once."""
+    new = _rates(st.strong_values) + _per_head(st.text)
+    old = _rates(extract_values(item.value)) + _per_head(item.value)
     return any(
         a.number is not None and b.number is not None and a.number != b.number
         and numeric_closeness(a, b) >= 0.5

@@ -258,6 +258,23 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             re.IGNORECASE,
         ),
     ),
+    # An amount per head with its currency left off, as a spending standard is often
+    # said once the currency is known: "人均就六百五", "每人控制在500", "per head is 650".
+    (
+        "money",
+        re.compile(
+            r"(?:人均|每人|每位|每个人|per head|per person)\s?(?:消费|花费|预算|标准|餐标)?"
+            r"(?:就|是|按|定在|控制在|降到|压到|改成|改到|调到|砍到|算)?"
+            r"(?:大概|大约|约)?"
+            rf"(?P<v>{_ZH_NUM}|\d+(?:\.\d+)?)(?=左右|上下|以内|吧|了|的标准|[，。；！？,.;!?](?!\d)|\s*$)"
+            r"|\b(?:per head|per person|a head)(?: is| at| of| to| down to| up to)?"
+            r"(?: about| around)?"
+            rf" (?P<w>{_NUM})(?=\s*(?:[,.;!?)](?!\d)|$|(?:for|and|but|plus|including|now|then"
+            r"|instead)\b))"
+            rf"|(?<![$€£¥￥\d.,])\b(?P<t>{_NUM}) (?:a|per) (?:head|person)\b",
+            re.IGNORECASE,
+        ),
+    ),
     (
         "percent",
         re.compile(
