@@ -122,7 +122,11 @@ def _table(*rows: tuple[int, str]) -> Table:
 _IMPERATIVE = (
     r"(?:give|write|use|put|quote|flag|keep|add|include|mark|answer|reply|"
     r"respond|format|list|show|draft|post|label|sort|round|convert|cite|call|refer|send|make"
-    r"|avoid|stick|mention|name|address|sign|spell|translate|explain|assume|treat|cap|limit)"
+    r"|avoid|stick|mention|name|address|sign|spell|translate|explain|assume|treat|cap|limit"
+    # A pick said as an order: "go with the blue one", "set the survey up in X",
+    # "switch the form to X".
+    r"|go with|set (?:(?!up\b)[\w'-]+ ){0,3}up\b(?! (?:was|is|took|went|has|had)\b)"
+    r"|switch (?:(?!to\b)[\w'-]+ ){0,3}to)"
 )
 # What an instruction is scoped to, said first: "for the mock lesson", "on the invites".
 _SCOPE_EN = (
@@ -175,7 +179,7 @@ DIRECTIVE = _table(
         r"|\bone (?:request|thing)\b|\ba request\b|\bkeep (?:it|them|answers|replies|things)"
         r" (?:short|brief|concise|factual|simple|under)\b",
     ),
-    (2, rf"^(?:please )?{_IMPERATIVE}\b"),
+    (2, rf"^(?:(?:then|so|ok|okay),? )?(?:please )?{_IMPERATIVE}\b"),
     # The same after a leading scope: "For the flyer, use Arial", "On the invites, put
     # the date first", "海报的话，用黑体", "关于报名表，就用问卷星".
     (2, rf"^(?:and |also |oh,? )?{_SCOPE_EN}, (?:please |just |then )?{_IMPERATIVE}\b"),

@@ -28,3 +28,15 @@ def test_scope_look_alikes_are_no_instruction() -> None:
     assert _directive("In the end, use whatever works.") == 0
     assert _directive("In any case, use whatever works.") == 0
     assert _directive("如果下雨的话，我们就不去了。") == 0
+
+
+def test_pick_said_as_an_order() -> None:
+    assert _directive("Go with the green banner.") >= 2
+    assert _directive("Set the sign-up form up in Tally then.") >= 2
+    assert _directive("Then switch the newsletter to Buttondown.") >= 2
+
+
+def test_pick_look_alikes_are_no_order() -> None:
+    # a noun "set up", and the user's own past
+    assert _directive("Set up was painful last year.") == 0
+    assert _directive("We went with the green banner last year.") == 0
