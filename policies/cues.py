@@ -262,6 +262,14 @@ CONSTRAINT = _table(
     # The least the user will take: "floor price", "底价是295万".
     (3, r"\bfloor price\b|\bbottom line\b|\blowest (?:i|we)(?:'ll| will) (?:go|accept)\b"),
     (3, r"底价|最低价|最低(?:能)?接受|低于[^，。；]{0,6}不(?:卖|租|签|接|干)"),
+    # The floor put as the case it is met in: "出到两百九我就签，再低就算了", "if they
+    # offer 290 I'll sign, anything lower and I walk".
+    (3, r"再低(?:的话|一点)?(?:就|我就)?(?:算了|不卖|不租|不签|免谈|不谈了?|拉倒)"),
+    (
+        3,
+        r"\b(?:anything|any) (?:lower|less|below(?: that)?)\b[^.;]{0,20}"
+        r"\b(?:forget it|no deal|(?:i|we) walk|(?:i'm|we're) not selling)\b",
+    ),
     (
         3,
         r"\ballerg\w*|\bintoleran\w*|\bvegetarian\b|\bvegan\b|\bhalal\b|\bkosher\b|\bgluten\b"

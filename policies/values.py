@@ -275,6 +275,16 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             re.IGNORECASE,
         ),
     ),
+    # A price offered or asked in a negotiation, its currency (and often its 万) left
+    # off: "对方要是出到两百九我就签", "他开价三百一", "还到280就成交".
+    (
+        "money",
+        re.compile(
+            r"(?:出到|出价到?|开价到?|还价到|还到|给到|报价)(?:了|是)?"
+            rf"(?P<v>{_ZH_NUM}|\d+(?:\.\d+)?)"
+            r"(?![\d零一二两三四五六七八九十百千万个人位天年月号点次岁%张份套])"
+        ),
+    ),
     (
         "percent",
         re.compile(
@@ -933,6 +943,28 @@ def value_signature(v: Value) -> str:
     return re.sub(r"[\s,]", "", v.text.lower())
 
 
+# Amounts written in ten-thousands or thousands ("295万", "$295k"): once the scale is
+# known it is often dropped ("出到两百九", "if they offer 290").
+_SCALED = (
+    (re.compile(r"万"), 10_000.0),
+    (re.compile(r"\d\s?[kK]\b|\bthousand\b|\bgrand\b"), 1_000.0),
+)
+
+
+def _in_scale(a: Value, b: Value) -> float:
+    """`a`'s number, read in the scale `b` is written in when `a` is an amount
+    without its currency said next to one in 万 or thousands."""
+    assert a.number is not None
+    if a.kind != "money" or a.unit != "?" or b.kind != "money" or b.number is None:
+        return a.number
+    for mark, scale in _SCALED:
+        if mark.search(b.text) and not mark.search(a.text) and a.number * scale <= 2 * b.number:
+            scaled = a.number * scale
+            if b.number / 2 <= scaled:
+                return scaled
+    return a.number
+
+
 def numeric_closeness(a: Value, b: Value) -> float:
     """1.0 for values of similar size, falling to 0 at an order of magnitude.
 
@@ -941,7 +973,7 @@ def numeric_closeness(a: Value, b: Value) -> float:
     """
     if a.number is None or b.number is None:
         return 0.5
-    lo, hi = sorted((abs(a.number), abs(b.number)))
+    lo, hi = sorted((abs(_in_scale(a, b)), abs(_in_scale(b, a))))
     if hi == 0:
         return 1.0
     if lo == 0:
