@@ -259,6 +259,15 @@ CONSTRAINT = _table(
         r"|\bup to \d",
     ),
     (3, r"\bcap(?:ped|s)?\b(?!-)|\blimit(?:ed|s)?\b(?!-)|\bceiling\b(?!-)|\bdeadline\b|\bbudget\b"),
+    # What a document must say: "The contract has to say…", "the invoice needs to show
+    # the PO number", "合同里得写明…", "发票上要注明项目编号".
+    (
+        3,
+        r"\b(?:the|our|my|this|that|each|every|any|all) (?:[\w-]+ ){1,2}?(?:has|have|needs?"
+        r"|should|must) (?:to )?(?:clearly |explicitly |also )?(?:say|state|include|show|list"
+        r"|mention|specify|cover|spell out|name|contain|note|stipulate|display)\b(?! up\b)",
+    ),
+    (3, r"(?:得|要|需要|一定要|务必)(?:写明|写清楚|注明|标明|列明|载明|写上|写进)"),
     # The least the user will take: "floor price", "底价是295万".
     (3, r"\bfloor price\b|\bbottom line\b|\blowest (?:i|we)(?:'ll| will) (?:go|accept)\b"),
     (3, r"底价|最低价|最低(?:能)?接受|低于[^，。；]{0,6}不(?:卖|租|签|接|干)"),
