@@ -118,6 +118,22 @@ def _table(*rows: tuple[int, str]) -> Table:
     )
 
 
+# Verbs that open an instruction to the assistant ("use…", "put…", "keep…").
+_IMPERATIVE = (
+    r"(?:give|write|use|put|quote|flag|keep|add|include|mark|answer|reply|"
+    r"respond|format|list|show|draft|post|label|sort|round|convert|cite|call|refer|send|make"
+    r"|avoid|stick|mention|name|address|sign|spell|translate|explain|assume|treat|cap|limit"
+    # A pick said as an order: "go with the blue one", "set the survey up in X",
+    # "switch the form to X".
+    r"|go with|set (?:(?!up\b)[\w'-]+ ){0,3}up\b(?! (?:was|is|took|went|has|had)\b)"
+    r"|switch (?:(?!to\b)[\w'-]+ ){0,3}to)"
+)
+# What an instruction is scoped to, said first: "for the mock lesson", "on the invites".
+_SCOPE_EN = (
+    r"(?:for|on|in|with|as for) (?!(?:the |any )?(?:end|case|meantime|fact|general|short"
+    r"|that case|any case)\b)(?:the |our |my |each |every |this |that |any )?[^,.;:!?]{1,60}"
+)
+
 DIRECTIVE = _table(
     (3, r"\bfrom (?:now|here|this point|today) on(?:wards?)?\b|\bgoing forward\b|\bfrom now\b"),
     (3, r"\bfor the rest of (?:the|this|our) \w+|\bin future\b|\bin the future\b"),
@@ -163,11 +179,14 @@ DIRECTIVE = _table(
         r"|\bone (?:request|thing)\b|\ba request\b|\bkeep (?:it|them|answers|replies|things)"
         r" (?:short|brief|concise|factual|simple|under)\b",
     ),
+    (2, rf"^(?:(?:then|so|ok|okay),? )?(?:please )?{_IMPERATIVE}\b"),
+    # The same after a leading scope: "For the flyer, use Arial", "On the invites, put
+    # the date first", "海报的话，用黑体", "关于报名表，就用问卷星".
+    (2, rf"^(?:and |also |oh,? )?{_SCOPE_EN}, (?:please |just |then )?{_IMPERATIVE}\b"),
     (
         2,
-        r"^(?:please )?(?:give|write|use|put|quote|flag|keep|add|include|mark|answer|reply|"
-        r"respond|format|list|show|draft|post|label|sort|round|convert|cite|call|refer|send|make"
-        r"|avoid|stick|mention|name|address|sign|spell|translate|explain|assume|treat|cap|limit)\b",
+        r"^(?:还有|另外)?[，,]?(?:关于|至于)?[^，。；！？\s]{1,16}(?:的话|这块|这边|方面)，"
+        r"(?:就|都|请|麻烦|统一)?(?:用|写|按|放|标|列|加|选)",
     ),
     (
         3,
@@ -243,9 +262,26 @@ CONSTRAINT = _table(
         r"|\bup to \d",
     ),
     (3, r"\bcap(?:ped|s)?\b(?!-)|\blimit(?:ed|s)?\b(?!-)|\bceiling\b(?!-)|\bdeadline\b|\bbudget\b"),
+    # What a document must say: "The contract has to say…", "the invoice needs to show
+    # the PO number", "合同里得写明…", "发票上要注明项目编号".
+    (
+        3,
+        r"\b(?:the|our|my|this|that|each|every|any|all) (?:[\w-]+ ){1,2}?(?:has|have|needs?"
+        r"|should|must) (?:to )?(?:clearly |explicitly |also )?(?:say|state|include|show|list"
+        r"|mention|specify|cover|spell out|name|contain|note|stipulate|display)\b(?! up\b)",
+    ),
+    (3, r"(?:得|要|需要|一定要|务必)(?:写明|写清楚|注明|标明|列明|载明|写上|写进)"),
     # The least the user will take: "floor price", "底价是295万".
     (3, r"\bfloor price\b|\bbottom line\b|\blowest (?:i|we)(?:'ll| will) (?:go|accept)\b"),
     (3, r"底价|最低价|最低(?:能)?接受|低于[^，。；]{0,6}不(?:卖|租|签|接|干)"),
+    # The floor put as the case it is met in: "出到两百九我就签，再低就算了", "if they
+    # offer 290 I'll sign, anything lower and I walk".
+    (3, r"再低(?:的话|一点)?(?:就|我就)?(?:算了|不卖|不租|不签|免谈|不谈了?|拉倒)"),
+    (
+        3,
+        r"\b(?:anything|any) (?:lower|less|below(?: that)?)\b[^.;]{0,20}"
+        r"\b(?:forget it|no deal|(?:i|we) walk|(?:i'm|we're) not selling)\b",
+    ),
     (
         3,
         r"\ballerg\w*|\bintoleran\w*|\bvegetarian\b|\bvegan\b|\bhalal\b|\bkosher\b|\bgluten\b"

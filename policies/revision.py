@@ -729,12 +729,15 @@ class Resolver:
             it
             for it in self._user_items()
             if value_change(st.strong_values, extract_values(it.value), precise=True)[0]
-            and not _other_role(st, it)
+            # A floor is often put as the case it is met in ("出到两百九我就签"): a
+            # condition that is the rule itself, not another role of the amount.
+            and (not _other_role(st, it) or _same_floor(st, it))
             and (
                 st.type in _RULE_TYPES
                 or it.type not in _RULE_TYPES
                 or _same_threshold_rule(st, it)  # "we can go to $14,500 max" is a cap too
                 or _same_rate(st, it)  # "get a gig symmetrical" revises "we need 500 Mbps"
+                or _same_floor(st, it)  # "出到两百九我就签，再低就算了" after "底价295万"
                 or _estimate_settled(st, it)  # "最后确认14个队" after "大概16支队"
                 # A plan stated as a wish ("opening night Friday March 13") is re-set by a
                 # plain new value next to the same words ("with March 20 as opening night").
@@ -745,7 +748,7 @@ class Resolver:
         # needs no shared word. With two such rules live, the words must decide.
         # So does the only other rate of the same sort ("一周更五条" after "每周发3篇").
         thresholds = [it for it in pool if _same_threshold_rule(st, it)]
-        rates = [it for it in pool if _same_rate(st, it)]
+        rates = [it for it in pool if _same_rate(st, it) or _same_floor(st, it)]
         splits = [it for it in pool if _shares_split(st, it)]
         sole = (
             thresholds if len(thresholds) == 1
@@ -775,6 +778,7 @@ class Resolver:
             or _same_named_slot(st, target)
             or _same_threshold_rule(st, target)
             or _same_rate(st, target)
+            or _same_floor(st, target)
             or _shares_split(st, target)
             or _renamed(st.strong_values, extract_values(target.value))
         )
@@ -1075,7 +1079,10 @@ class Resolver:
         ]  # fmt: skip
         if rest is not None and twice:
             rest = without_clause(rest, twice[0])
-        if rest is None or (_POINTS_BACK.match(rest) and not old.value.startswith(rest)):
+        if rest is None or (
+            (_POINTS_BACK.match(rest) or _BOUNDED_BY_IT.search(rest))
+            and not old.value.startswith(rest)
+        ):
             # "Max rent is $2,300, that's what our spreadsheet says": the rest only
             # comments on the clause that changed.
             return
@@ -1231,6 +1238,28 @@ def _same_threshold_rule(st: Statement, item: MemoryItem) -> bool:
     )
 
 
+# The least the user will take, however put: "底价295万", "低于这个不卖", "出到两百九我就签，
+# 再低就算了", "my floor is $295k", "if they offer 290 I'll sign, anything lower and I walk".
+_FLOOR = re.compile(
+    r"底价|最低价|最低(?:能)?接受|低于[^，。；]{0,6}不(?:卖|租|签|接|谈)"
+    r"|再低(?:的话|一点)?(?:就|我就)?(?:算了|不卖|不租|不签|免谈|不谈了?|拉倒|不行)"
+    r"|\bfloor(?: price)?\b|\bbottom line\b|\blowest (?:i|we)(?:'ll| will| would) (?:go|accept)\b"
+    r"|\b(?:anything|any) (?:lower|less|below(?: that)?)\b[^.;]{0,20}"
+    r"\b(?:forget it|no deal|(?:i|we) walk|not selling|pass)\b",
+    re.IGNORECASE,
+)
+
+
+def _same_floor(st: Statement, item: MemoryItem) -> bool:
+    """Two rules on the least the user will take for the same thing, the newer
+    re-set: a sale has one floor, however the user phrases it the second time."""
+    if item.type not in _RULE_TYPES or not (_FLOOR.search(st.text) and _FLOOR.search(item.value)):
+        return False
+    new = [v for v in st.strong_values if v.kind == "money"]
+    old = [v for v in extract_values(item.value) if v.kind == "money"]
+    return any(a.number != b.number and numeric_closeness(a, b) >= 0.5 for a in new for b in old)
+
+
 # A cadence of output ("每周发3篇", "一周更五条"): what a publishing plan is paced by.
 _OUTPUT_CADENCE = re.compile(r"(?:篇|条|期|集)$")
 
@@ -1253,13 +1282,30 @@ def _rates(values: Sequence[Value]) -> list[Value]:
     ]  # fmt: skip
 
 
+# An amount said per head: "人均800块", "每人就六百五", "$90 per head", "75 a head".
+# Not "each": "$15 each" prices an item, and two items' prices are no one standard.
+_PER_HEAD_BEFORE = re.compile(
+    r"(?:人均|每人|每位|每个人|per (?:head|person))[^，。；,.;\d]{0,8}$", re.I
+)
+_PER_HEAD_AFTER = re.compile(r"^\s?(?:per (?:head|person)\b|a head\b|/人|一位|一人|每人)", re.I)
+
+
+def _per_head(text: str) -> list[Value]:
+    return [
+        v for v in extract_values(text)
+        if v.kind == "money"
+        and (_PER_HEAD_BEFORE.search(text[max(0, v.start - 12) : v.start])
+             or _PER_HEAD_AFTER.search(text[v.end : v.end + 12]))
+    ]  # fmt: skip
+
+
 def _same_rate(st: Statement, item: MemoryItem) -> bool:
     """A rate replaces the rate quoted before ("5.9%" after "6.9% APR", "a gig
-    symmetrical" after "at least 500 Mbps", "一周更五条" after "每周发3篇"): a
-    conversation rarely tracks two interest rates, connection speeds or publishing
-    cadences at once."""
-    new = _rates(st.strong_values)
-    old = _rates(extract_values(item.value))
+    symmetrical" after "at least 500 Mbps", "一周更五条" after "每周发3篇", "人均就
+    六百五" after "人均800块"): a conversation rarely tracks two interest rates,
+    connection speeds, publishing cadences or spending standards per head at once."""
+    new = _rates(st.strong_values) + _per_head(st.text)
+    old = _rates(extract_values(item.value)) + _per_head(item.value)
     return any(
         a.number is not None and b.number is not None and a.number != b.number
         and numeric_closeness(a, b) >= 0.5
@@ -1430,6 +1476,13 @@ def _self_fix(text: str) -> tuple[Value, ...] | None:
 # A clause that only says when a rule applies.
 _POINTS_BACK = re.compile(
     r"(?:that|this|it|which)(?:'s| is| was)?\b|(?:那|这)(?:是|就是|样|个)", re.IGNORECASE
+)
+# A bound on the very amount that changed ("低于这个不卖", "I won't go under that"):
+# the rest says nothing once its amount is gone.
+_BOUNDED_BY_IT = re.compile(
+    r"(?:低于|高于|超过|少于|多于|不到|不低于|不高于)(?:这个|那个|这|那)(?:数|价)?"
+    r"|\b(?:under|below|over|above|more than|less than|lower than|higher than) (?:that|this|it)\b",
+    re.IGNORECASE,
 )
 _QUOTED = re.compile(r'"([^"]{2,40})"|“([^”]{2,40})”|「([^」]{2,40})」')
 _CONDITION = re.compile(

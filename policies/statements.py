@@ -321,7 +321,7 @@ def read_statements(
         chained = chained and raw_ends[i]
         revoked_at = i if st is not None and st.cues.revoke_span is not None else revoked_at
         if st is not None:
-            st.change = change
+            st.change = max(change, st.cues.change)
             st.correction = st.correction or (correcting and st.cues.change >= 1)
             if st.change >= 1 or st.correction or st.cues.revoke_span is not None:
                 st.contrast = contrast_terms(st.text)
@@ -1188,6 +1188,24 @@ _SUPPOSED = re.compile(
 )
 
 
+# A count the question takes as the case: "With 71 students, do we need another
+# section?", "有了80个报名的，场地还够吗？". Not one put up to weigh ("With 100 guests,
+# would the hall be big enough?", "有100个人的话…"): a would/could or a condition.
+_WITH_COUNT = re.compile(
+    r"^(?:so |and |but |ok(?:ay)?,? )?with (?:\d|(?:a |one )?(?:dozen|hundred)\b|[a-z]+ty\b"
+    r"|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)"
+    r"|^(?:现在|目前|眼下)?(?:都)?有了",
+    re.IGNORECASE,
+)
+_WEIGHED = re.compile(r"\b(?:would|could|might|were)\b|的话|会不会", re.IGNORECASE)
+
+
+def _given_count(premise: str, text: str) -> bool:
+    return bool(_WITH_COUNT.search(premise)) and not (
+        _WEIGHED.search(text) or _SUPPOSED.search(text)
+    )
+
+
 def _premise(index: int, text: str, where: _Where, question: bool) -> Statement | None:
     """What a question takes as settled: "Since the tasting's on Friday the 14th now,
     can you draft the menu?", "名单收齐了，45人，场地够吧？". The leading clauses up
@@ -1201,7 +1219,12 @@ def _premise(index: int, text: str, where: _Where, question: bool) -> Statement 
         return None
     cues = read_cues(premise)
     own_plan = own_plan and bool(_OWN_PLAN.search(premise))
-    if cues.question or cues.reported or not (_SETTLED.search(premise) or own_plan):
+    given = _given_count(premise, text)
+    if given:
+        # A count taken as the case now is the count now: it revises an older one,
+        # as "now that we have 36" does.
+        cues = dataclasses.replace(cues, change=max(cues.change, 1))
+    if cues.question or cues.reported or not (_SETTLED.search(premise) or own_plan or given):
         return None
     plain = dataclasses.replace(where, before_question=False, after_question=False)
     st = _classify(index, premise, cues, plain)

@@ -115,6 +115,12 @@ _ZH_UNITS = (
     "|章|集|寸|词|场|期|批"
 )
 
+# Nouns for the people a plan counts: children, students, guests, staff, players.
+_ZH_PEOPLE = (
+    r"(?:小朋友|孩子|学生|学员|志愿者|队员|选手|球员|员工|同事|客人|宾客|嘉宾|老人|家长"
+    r"|参与者|参赛者|参会者|游客|观众|听众|会员|成员|考生|营员|学徒|新人|新生)"
+)
+
 # Phone numbers ("503-555-0142", "(503) 555-0142", "+44 20 7946 0958", "13817762045"):
 # how to reach someone, as exact as an ID.
 _PHONE = re.compile(
@@ -252,6 +258,33 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             re.IGNORECASE,
         ),
     ),
+    # An amount per head with its currency left off, as a spending standard is often
+    # said once the currency is known: "人均就六百五", "每人控制在500", "per head is 650".
+    (
+        "money",
+        re.compile(
+            r"(?:人均|每人|每位|每个人|per head|per person)\s?(?:消费|花费|预算|标准|餐标)?"
+            r"(?:就|是|按|定在|控制在|降到|压到|改成|改到|调到|砍到|算)?"
+            r"(?:大概|大约|约)?"
+            rf"(?P<v>{_ZH_NUM}|\d+(?:\.\d+)?)(?=左右|上下|以内|吧|了|的标准|[，。；！？,.;!?](?!\d)|\s*$)"
+            r"|\b(?:per head|per person|a head)(?: is| at| of| to| down to| up to)?"
+            r"(?: about| around)?"
+            rf" (?P<w>{_NUM})(?=\s*(?:[,.;!?)](?!\d)|$|(?:for|and|but|plus|including|now|then"
+            r"|instead)\b))"
+            rf"|(?<![$€£¥￥\d.,])\b(?P<t>{_NUM}) (?:a|per) (?:head|person)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    # A price offered or asked in a negotiation, its currency (and often its 万) left
+    # off: "对方要是出到两百九我就签", "他开价三百一", "还到280就成交".
+    (
+        "money",
+        re.compile(
+            r"(?:出到|出价到?|开价到?|还价到|还到|给到|报价)(?:了|是)?"
+            rf"(?P<v>{_ZH_NUM}|\d+(?:\.\d+)?)"
+            r"(?![\d零一二两三四五六七八九十百千万个人位天年月号点次岁%张份套])"
+        ),
+    ),
     (
         "percent",
         re.compile(
@@ -367,6 +400,17 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"\b(?:{_NUM}|{_EN_WORD_NUM}|a|one) ?gig\b(?= (?:symmetric|symmetrical|internet"
             r"|connection|line|plan|down|up|speed|service|broadband|ethernet|wan|fibre|fiber)\b)"
             rf"|\b(?:{_NUM}|{_EN_WORD_NUM})\s?(?:mbit/s|gbit/s)"
+        ),
+    ),
+    # People counted under another name in Chinese ("64个孩子", "三十名学员", "12位嘉宾"):
+    # a headcount like "64人", as "64 kids" is in English, so that a new count of the
+    # same group revises it whatever the group is called.
+    (
+        "qty",
+        re.compile(
+            # Not an ordinal or a ratio ("第3个学生", "每10个孩子配一个老师").
+            r"(?<![第每\d.零一二两三四五六七八九十百千万])"
+            rf"(?:{_NUM}|(?:{_ZH_NUM}))\s?(?:个|名|位)?(?:多个|多名|多位)?{_ZH_PEOPLE}"
         ),
     ),
     (
@@ -570,6 +614,8 @@ def _unit(kind: str, text: str) -> str:
             return "mbps"
         if re.search(r"°|℃|℉|degree", low):
             return "°"
+        if re.search(rf"{_ZH_PEOPLE}$", text):
+            return "人"
         if text.endswith("个"):
             return "个"
         m = re.search(rf"(?:{_ZH_UNITS})$", text)
@@ -897,6 +943,28 @@ def value_signature(v: Value) -> str:
     return re.sub(r"[\s,]", "", v.text.lower())
 
 
+# Amounts written in ten-thousands or thousands ("295万", "$295k"): once the scale is
+# known it is often dropped ("出到两百九", "if they offer 290").
+_SCALED = (
+    (re.compile(r"万"), 10_000.0),
+    (re.compile(r"\d\s?[kK]\b|\bthousand\b|\bgrand\b"), 1_000.0),
+)
+
+
+def _in_scale(a: Value, b: Value) -> float:
+    """`a`'s number, read in the scale `b` is written in when `a` is an amount
+    without its currency said next to one in 万 or thousands."""
+    assert a.number is not None
+    if a.kind != "money" or a.unit != "?" or b.kind != "money" or b.number is None:
+        return a.number
+    for mark, scale in _SCALED:
+        if mark.search(b.text) and not mark.search(a.text) and a.number * scale <= 2 * b.number:
+            scaled = a.number * scale
+            if b.number / 2 <= scaled:
+                return scaled
+    return a.number
+
+
 def numeric_closeness(a: Value, b: Value) -> float:
     """1.0 for values of similar size, falling to 0 at an order of magnitude.
 
@@ -905,7 +973,7 @@ def numeric_closeness(a: Value, b: Value) -> float:
     """
     if a.number is None or b.number is None:
         return 0.5
-    lo, hi = sorted((abs(a.number), abs(b.number)))
+    lo, hi = sorted((abs(_in_scale(a, b)), abs(_in_scale(b, a))))
     if hi == 0:
         return 1.0
     if lo == 0:
