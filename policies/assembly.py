@@ -550,6 +550,7 @@ def _layered_once(
             full,
             int(history_budget * full.incidental_share),
             (shown_item_ids(notes, "memory_delta"), shown_item_ids(notes, "replay")),
+            room,
         )
         if not delta_notes_hold(notes, plan.layout):
             notes = [n for n in notes if n.section != "memory_delta"]

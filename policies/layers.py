@@ -481,6 +481,7 @@ def plan_memory(
     p: FullParams,
     incidental_cap: int | None = None,
     in_place: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
+    room: int | None = None,
 ) -> MemoryPlan:
     """The working-memory block and its delta, reusing `layout` when it still holds.
 
@@ -491,7 +492,14 @@ def plan_memory(
     `in_place`: items earlier late sections show in place (`policies.placed`):
     those of memory-delta notes (which hold only while the layout does) and
     those of others; the delta leaves them out.
+
+    `room`: what block and delta may take together. A block that borrowed up to
+    all of it leaves the delta only the rest (else the two would outgrow the budget).
     """
+
+    def delta_room(stable: Generated) -> int:
+        return delta_cap if room is None else max(0, min(delta_cap, room - stable.tokens))
+
     in_delta_notes, in_other_notes = in_place
     by_id = {it.id: it for it in q.items}
     if layout is not None and any(
@@ -500,7 +508,9 @@ def plan_memory(
         layout = None
     if layout is not None:
         stable = _stable(layout, by_id, q, p)
-        delta, back, fits = _delta(layout, q, delta_cap, p, in_delta_notes | in_other_notes)
+        delta, back, fits = _delta(
+            layout, q, delta_room(stable), p, in_delta_notes | in_other_notes
+        )
         if stable.tokens <= memory_cap and fits:
             candidates = _account(q, layout, delta, p)
             if back:
@@ -514,7 +524,7 @@ def plan_memory(
     incidental = memory_cap if incidental_cap is None else min(memory_cap, incidental_cap)
     layout, back = _rebuild(q, memory_cap, incidental, p)
     stable = _stable(layout, by_id, q, p)
-    delta, more, _ = _delta(layout, q, delta_cap, p, in_other_notes)
+    delta, more, _ = _delta(layout, q, delta_room(stable), p, in_other_notes)
     candidates = _account(q, layout, delta, p)
     return MemoryPlan(stable, delta, candidates, layout, True, (*back, *more))
 
