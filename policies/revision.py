@@ -34,6 +34,7 @@ from policies.matching import (
     similarity,
     weighted_terms,
 )
+from policies.names import person_names
 from policies.recount import recounted_pair, sole_count
 from policies.rivals import marks_adjustment, sole_rival_pair
 from policies.segment import (
@@ -619,7 +620,12 @@ class Resolver:
                 if v.kind in kinds and (v.number is not None or v.kind == "title")
             ]  # fmt: skip
             changed, closeness = value_change(revisable, precise)
-            if changed and closeness >= 0.5 and not different_subjects(st.text, it.value):
+            if (
+                changed
+                and closeness >= 0.5
+                and not different_subjects(st.text, it.value)
+                and not _quotes_another_old_value(st, it)
+            ):
                 pool.append(it)
         if not pool:
             return False
@@ -664,6 +670,8 @@ class Resolver:
         target, score = self._best(st, self._user_items(), with_message=True)
         if target is None or score < EXPLICIT_MIN:
             return False
+        if _quotes_another_old_value(st, target):
+            return False
         if st.change < 2 and (
             not value_change(st.strong_values, extract_values(target.value))[0]
             or (self._lexical(st, target) < EXPLICIT_MIN and not _same_named_slot(st, target))
@@ -700,6 +708,15 @@ class Resolver:
         ):
             # "这周开始吃希尔斯了" shares only the subject ("年糕") with "年糕现在4.2公斤":
             # a new value for something else, not a revision of the weight.
+            return False
+        if (
+            comparable(st.strong_values)
+            and not value_change(st.strong_values, extract_values(target.value))[0]
+            and _shares_only_names(st.text, target.value)
+        ):
+            # "Dana wants to cut the break to ten minutes" beside "our director is Dana,
+            # ten years now": a new value for something the person asked about, no
+            # revision of what was said about the person.
             return False
         if self._duplicate(st, target):
             return True
@@ -1163,6 +1180,18 @@ def _same_day_told_twice(old: MemoryItem, changed: Value, v: Value, st: Statemen
     return v.text in near and any(x.kind == "date" for x in st.strong_values)
 
 
+def _quotes_another_old_value(st: Statement, item: MemoryItem) -> bool:
+    """The statement quotes the old value it corrects ("系统里记的850…850是去年的价钱",
+    "not $950") and `item` does not hold it: the correction is of that value, wherever
+    it was said (a one-off, the assistant's table), not of another number of the user's."""
+    quoted = {
+        v.number for token in st.contrast for v in extract_values(token) if v.number is not None
+    }  # fmt: skip
+    if not quoted:
+        return False
+    return not any(v.number in quoted for v in extract_values(item.value))
+
+
 def _past_account(text: str) -> bool:
     return bool(_PAST_FRAME.search(text)) and not _NOW.search(text)
 
@@ -1346,6 +1375,15 @@ def _value_clause_shared(st: Statement, item: MemoryItem) -> bool:
         for nv in st.strong_values for ov in old_values
         if same_slot(nv, ov) and value_signature(nv) != value_signature(ov)
     )  # fmt: skip
+
+
+def _shares_only_names(a: str, b: str) -> bool:
+    """Do two texts share words, all of them from the names of people in either?"""
+    shared = key_terms(a) & key_terms(b)
+    if not shared:
+        return False
+    names = key_terms(" ".join(person_names(a) + person_names(b)))
+    return shared <= names
 
 
 def _shares_subject(a: str, b: str) -> bool:
