@@ -393,6 +393,10 @@ REVOKE = Lexicon(
     r"|\b(?:drop|ditch|lose|scrap|kill|cut|skip) (?:the|those|these|that|your|all (?:the|those))"
     r" (?:[\w-]+ ){0,3}?[\w-]+(?= *(?:[,.;!—–]|$| thing| part| bit| stuff| rule| and\b| too\b"
     r"| now\b| entirely\b| altogether\b| completely\b| for now\b| from now\b))"
+    # "Scrap the formal tone for supplier emails.": the rule named with its scope.
+    r"|\b(?:drop|ditch|scrap) (?:the|that|your) (?:(?!(?:at|to|in|on|off|with|from|by)\b)[\w-]+ )"
+    r"{0,2}?[\w-]+ for (?:the |any |all |our |my )?(?:(?!(?:at|to|in|on|off|with|from|by)\b)"
+    r"[\w-]+ ){0,2}[\w-]+(?= *(?:[,.;!—–]|$))"
     r"|\bforget (?:about )?(?:the |those |these |all )?[\w-]+(?: [\w-]+)?"
     r"(?= *(?:[,.;!]|$| entirely| altogether| completely| for now))",
     r"不用再|不要再|别再|不再|不必再|无需再|取消|作废|算了(?!一?下|算|一遍)|撤销|撤回|就别[^，。；,;]{0,10}了"

@@ -402,6 +402,11 @@ class Resolver:
         rest = st.text[: span[0]] + st.text[span[1] :] if span else st.text
         if any(w >= 1 for w in weighted_terms(rest).values()):
             return None
+        # "Ditch the bullet points": the cue itself names what goes, and a rule that
+        # does not hold it is not the latest one by default.
+        named = _DROPPED_OBJECT.match(st.text[span[0] : span[1]]) if span else None
+        if named is not None and any(w >= 1 for w in weighted_terms(named.group(1)).values()):
+            return None
         rules = self._user_items(_RULE_TYPES)
         recent = [it for it in rules if it.source_ordinal >= self.ordinal - 4]
         return max(recent, key=lambda it: it.source_ordinal, default=None)
@@ -1552,6 +1557,15 @@ def _revoked_text(st: Statement) -> str:
     keep it so short")."""
     span = st.cues.revoke_span
     return st.text if span is None else st.text[span[0] : span[1] + 24]
+
+
+# The object a revoking verb takes inside its cue ("drop the jokes", "forget the 400
+# cap"); "scratch that", "forget it" take none.
+_DROPPED_OBJECT = re.compile(
+    r"(?:drop|ditch|lose|scrap|kill|cut|skip|forget(?: about)?|remove|lift|lay off"
+    r"|(?:stop|quit) with)\s+(?:the |those |these |that |this |your |all (?:the |those )?)?(.+)",
+    re.IGNORECASE,
+)
 
 
 def _named_after_cue(st: Statement) -> str | None:
