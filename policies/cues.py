@@ -118,6 +118,15 @@ def _table(*rows: tuple[int, str]) -> Table:
     )
 
 
+_TONES_ZH = (
+    r"口语化|接地气|生活化|正式|随意|随性|简短|简洁|精简|轻松|活泼|幽默|严肃|通俗|直白|亲切|热情"
+    r"|俏皮|温和|委婉|客气|朴实|书面"
+)
+_TONES_EN = (
+    r"casual|relaxed|formal|informal|friendly|playful|conversational|down[- ]to[- ]earth"
+    r"|folksy|chatty|laid[- ]back|upbeat|serious|polite|personal|plain-spoken|colloquial"
+)
+
 DIRECTIVE = _table(
     (3, r"\bfrom (?:now|here|this point|today) on(?:wards?)?\b|\bgoing forward\b|\bfrom now\b"),
     (3, r"\bfor the rest of (?:the|this|our) \w+|\bin future\b|\bin the future\b"),
@@ -196,6 +205,15 @@ DIRECTIVE = _table(
         r"\beverywhere\b|\bacross the board\b|\bin all (?:of )?(?:them|those|these)\b",
     ),
     (2, r"之后|接下来|后面[^，。；]{0,12}就行|默认|尽量|统一|规则|原则"),
+    # How to sound, asked for as a comparative: "接地气一点", "口语化些", "a bit more
+    # casual", "more down-to-earth": a tone for what the assistant writes. Only tone
+    # words: "详细一点", "more detail" ask for this one answer.
+    (3, rf"(?:{_TONES_ZH})(?:一点|一些|点儿?|些)(?![的地])"),
+    (
+        3,
+        rf"\b(?:a (?:bit|little|touch) |much |way )?(?:more|less) (?:{_TONES_EN})\b"
+        r"(?=\s*(?:[,.;:!—–]|$|and\b|like\b|please\b|than\b))",
+    ),
     (1, r"总是"),
 )
 
