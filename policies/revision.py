@@ -292,6 +292,11 @@ class Resolver:
         # "不用/no need to/stop …" mostly revoke things the assistant was told
         # to *do* (directives); a constraint or preference must be named more
         # clearly ("列预算" is not the budget cap).
+        if _names_outdated(st):
+            # "之前改掉的就别写了", "leave out anything that changed": what is withheld
+            # is the outdated content, no rule of the user's.
+            st.revoke = False
+            return
         near = _near_cue(st)
         pool = [
             it for it in self._user_items(_RULE_TYPES)
@@ -404,8 +409,7 @@ class Resolver:
             return None
         # "Ditch the bullet points": the cue itself names what goes, and a rule that
         # does not hold it is not the latest one by default.
-        named = _DROPPED_OBJECT.match(st.text[span[0] : span[1]]) if span else None
-        if named is not None and any(w >= 1 for w in weighted_terms(named.group(1)).values()):
+        if span is not None and _cue_names_object(st.text[span[0] : span[1]]):
             return None
         rules = self._user_items(_RULE_TYPES)
         recent = [it for it in rules if it.source_ordinal >= self.ordinal - 4]
@@ -1557,6 +1561,42 @@ def _revoked_text(st: Statement) -> str:
     keep it so short")."""
     span = st.cues.revoke_span
     return st.text if span is None else st.text[span[0] : span[1] + 24]
+
+
+# What was changed or dropped, as a kind of content: "之前改掉的", "旧的", "anything that
+# changed", "the outdated bits". Leaving it out of an answer revokes no rule.
+_OUTDATED = re.compile(
+    r"(?:改掉|改过|换掉|取消掉?|作废|推翻|撤掉|过时|不算数?)了?的|旧的|老的那些"
+    r"|\b(?:anything|everything|whatever|what|stuff|things|items|ones|bits)\b[^.;,!?]{0,20}"
+    r"\b(?:changed|dropped|replaced|superseded|outdated|out of date|cancell?ed|scrapped)\b"
+    r"|\b(?:outdated|superseded|out-of-date)\b|\bold (?:versions?|values|plans?|stuff|numbers)\b",
+    re.IGNORECASE,
+)
+
+
+# The function words of a zh revoking cue; what is left of the cue is its object
+# ("别用表格了" → 用表格).
+_ZH_CUE_WORDS = re.compile(r"不用再?|不要再?|就别|别再?|不必再?|无需再?|不需要|不再|算了|了|吧")
+
+
+def _cue_names_object(cue: str) -> bool:
+    """Does the revoking cue itself name what goes ("ditch the bullet points", "别用
+    表格了"), unlike "scratch that", "算了"?"""
+    named = _DROPPED_OBJECT.match(cue)
+    if named is not None:
+        cue = named.group(1)
+    elif re.search(r"[\u3400-\u9fff]", cue):
+        cue = _ZH_CUE_WORDS.sub("", cue)
+    else:
+        return False
+    return any(w >= 1 for w in weighted_terms(cue).values())
+
+
+def _names_outdated(st: Statement) -> bool:
+    span = st.cues.revoke_span
+    if span is None:
+        return False
+    return bool(_OUTDATED.search(st.text[max(0, span[0] - 12) : span[1] + 24]))
 
 
 # The object a revoking verb takes inside its cue ("drop the jokes", "forget the 400

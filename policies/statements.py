@@ -282,9 +282,8 @@ def read_statements(
                        i + 1 < len(sentences) and questions[i + 1],
                        i > 0 and questions[i - 1], reported, listed or chained,
                        answering)  # fmt: skip
-        st = None if recaps[i] else _classify_or_premise(i, text, cues, where, questions[i])
-        if st is None and where.before_question and not where.aside and not reported:
-            st = _own_trait_to_feature(i, text, sentences[i + 1])
+        after = sentences[i + 1] if where.before_question else ""
+        st = None if recaps[i] else _classify_or_premise(i, text, cues, where, questions[i], after)
         st, i = _or_leaned(st, i, sentences, questions, recaps[i] or where.aside, topic)
         if st is None and correcting and not recaps[i] and not questions[i]:
             # "My mistake. 8 people." / "是我记错了。3.8公斤。": the value after the admission.
@@ -1097,8 +1096,9 @@ def _one_off(text: str, cues: Cues) -> bool:
 
 
 def _classify_or_premise(
-    index: int, text: str, cues: Cues, where: _Where, question: bool
+    index: int, text: str, cues: Cues, where: _Where, question: bool, after: str = ""
 ) -> Statement | None:
+    """`after`: the question right after `text`, if one follows it."""
     st = _classify(index, text, cues, where)
     asked = question or bool(check_question(text.rstrip("。.!！")))
     chosen = _choice_before_consequence(text) if st is None and asked and not where.aside else ""
@@ -1108,8 +1108,8 @@ def _classify_or_premise(
         st = _premise(index, text, where, question)
     if st is None and question and not where.aside and not where.reported:
         st = _proposal(index, text, cues)
-    if st is None and question and not where.aside and not where.reported:
-        st = _own_trait_to_feature(index, text)
+    if st is None and (question or after) and not where.aside and not where.reported:
+        st = _own_trait_to_feature(index, text, after)
     return st
 
 

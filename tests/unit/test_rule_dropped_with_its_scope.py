@@ -57,3 +57,9 @@ def test_en_drop_naming_something_else_is_not_the_latest_rule() -> None:
 
 def test_en_scratch_that_still_means_the_latest_rule() -> None:
     assert _FORMAL not in active_values([_FORMAL, "Scratch that."])
+
+
+def test_zh_cue_naming_its_object_is_not_the_latest_rule() -> None:
+    # "别用表格了" names tables; the latest rule (a closing summary line) does not hold it.
+    rule = "以后每次回答最后都用一句话总结。"
+    assert rule in active_values(["你好，我在帮家里做直播卖土蜂蜜。", rule, "以后别用表格了。"])
