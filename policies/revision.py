@@ -1092,6 +1092,9 @@ class Resolver:
             v for v in extract_values(rest or "")
             if (v.kind in REVISABLE_KINDS and same_unit_change(st.strong_values, [v]))
             or _same_day_told_twice(old, changed, v, st)
+            # A split restated whole ("报价三成、方案七成" after "报价占40%，方案占60%"):
+            # every share of it changed, not just the first.
+            or (v.kind == "percent" and _split_restated(st, old))
         ]  # fmt: skip
         if rest is not None and twice:
             rest = without_clause(rest, twice[0])
@@ -1187,6 +1190,13 @@ def _same_day_told_twice(old: MemoryItem, changed: Value, v: Value, st: Statemen
         return False  # the statement keeps that one
     near = old.value[max(0, changed.start - len(v.text) - 4) : changed.end + len(v.text) + 4]
     return v.text in near and any(x.kind == "date" for x in st.strong_values)
+
+
+def _split_restated(st: Statement, old: MemoryItem) -> bool:
+    """Do both the statement and the item give two or more shares (a whole split)?"""
+    new = [v for v in st.strong_values if v.kind == "percent"]
+    held = [v for v in extract_values(old.value) if v.kind == "percent"]
+    return len(new) >= 2 and len(held) >= 2
 
 
 def _quotes_another_old_value(st: Statement, item: MemoryItem) -> bool:
