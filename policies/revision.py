@@ -1203,12 +1203,17 @@ def _quotes_another_old_value(st: Statement, item: MemoryItem) -> bool:
     """The statement quotes the old value it corrects ("系统里记的850…850是去年的价钱",
     "not $950") and `item` does not hold it: the correction is of that value, wherever
     it was said (a one-off, the assistant's table), not of another number of the user's."""
-    quoted = {
-        v.number for token in st.contrast for v in extract_values(token) if v.number is not None
-    }  # fmt: skip
+    quoted = [
+        v for token in st.contrast for v in extract_values(token) if v.number is not None
+    ]  # fmt: skip
     if not quoted:
         return False
-    return not any(v.number in quoted for v in extract_values(item.value))
+    # Held however it is written there: the same number, or the very words ("不用每天扎了"
+    # quotes "每天" of "每天100ml", read there as part of a daily amount).
+    numbers = {v.number for v in quoted}
+    return not any(v.number in numbers for v in extract_values(item.value)) and not any(
+        v.text in item.value for v in quoted
+    )
 
 
 def _past_account(text: str) -> bool:

@@ -92,3 +92,10 @@ def test_en_new_value_for_what_the_person_holds_still_revises() -> None:
         ]
     )
     assert "Priya's budget report gets 20 minutes at the meeting." not in values
+
+
+def test_zh_quoted_old_value_held_in_other_words_is_revised() -> None:
+    # "不用每天喂了" quotes 每天, which the item holds inside a daily amount ("每天两粒").
+    first = "兽医说要喂益生菌，每天两粒，拌在猫粮里。"
+    values = active_values([first, "兽医又说，益生菌改成隔天一次，每次还是两粒，不用每天喂了。"])
+    assert first not in values
