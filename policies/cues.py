@@ -133,6 +133,14 @@ _SCOPE_EN = (
     r"(?:for|on|in|with|as for) (?!(?:the |any )?(?:end|case|meantime|fact|general|short"
     r"|that case|any case)\b)(?:the |our |my |each |every |this |that |any )?[^,.;:!?]{1,60}"
 )
+_TONES_ZH = (
+    r"口语化|接地气|生活化|正式|随意|随性|简短|简洁|精简|轻松|活泼|幽默|严肃|通俗|直白|亲切|热情"
+    r"|俏皮|温和|委婉|客气|朴实|书面"
+)
+_TONES_EN = (
+    r"casual|relaxed|formal|informal|friendly|playful|conversational|down[- ]to[- ]earth"
+    r"|folksy|chatty|laid[- ]back|upbeat|serious|polite|personal|plain-spoken|colloquial"
+)
 
 DIRECTIVE = _table(
     (3, r"\bfrom (?:now|here|this point|today) on(?:wards?)?\b|\bgoing forward\b|\bfrom now\b"),
@@ -218,6 +226,15 @@ DIRECTIVE = _table(
         r"\beverywhere\b|\bacross the board\b|\bin all (?:of )?(?:them|those|these)\b",
     ),
     (2, r"之后|接下来|后面[^，。；]{0,12}就行|默认|尽量|统一|规则|原则"),
+    # How to sound, asked for as a comparative: "接地气一点", "口语化些", "a bit more
+    # casual", "more down-to-earth": a tone for what the assistant writes. Only tone
+    # words: "详细一点", "more detail" ask for this one answer.
+    (3, rf"(?:{_TONES_ZH})(?:一点|一些|点儿?|些)(?![的地])"),
+    (
+        3,
+        rf"\b(?:a (?:bit|little|touch) |much |way )?(?:more|less) (?:{_TONES_EN})\b"
+        r"(?=\s*(?:[,.;:!—–]|$|and\b|like\b|please\b|than\b))",
+    ),
     (1, r"总是"),
 )
 
@@ -434,6 +451,10 @@ REVOKE = Lexicon(
     r"|\b(?:drop|ditch|lose|scrap|kill|cut|skip) (?:the|those|these|that|your|all (?:the|those))"
     r" (?:[\w-]+ ){0,3}?[\w-]+(?= *(?:[,.;!—–]|$| thing| part| bit| stuff| rule| and\b| too\b"
     r"| now\b| entirely\b| altogether\b| completely\b| for now\b| from now\b))"
+    # "Scrap the formal tone for supplier emails.": the rule named with its scope.
+    r"|\b(?:drop|ditch|scrap) (?:the|that|your) (?:(?!(?:at|to|in|on|off|with|from|by)\b)[\w-]+ )"
+    r"{0,2}?[\w-]+ for (?:the |any |all |our |my )?(?:(?!(?:at|to|in|on|off|with|from|by)\b)"
+    r"[\w-]+ ){0,2}[\w-]+(?= *(?:[,.;!—–]|$))"
     r"|\bforget (?:about )?(?:the |those |these |all )?[\w-]+(?: [\w-]+)?"
     r"(?= *(?:[,.;!]|$| entirely| altogether| completely| for now))",
     r"不用再|不要再|别再|不再|不必再|无需再|取消|作废|算了(?!一?下|算|一遍)|撤销|撤回|就别[^，。；,;]{0,10}了"
@@ -485,7 +506,7 @@ CHANGE = _table(
         r"改成|改为|改到|(?<!帮我)(?<!给我)(?<!你再)(?<!你)改一下|换成|换到|换为|调整为|调整成|调整到|调成|调到|压到|降到|降为|提到|"
         r"提高到|增加到|增到|减到|减少到|缩短到|延长到|推迟到|提前到|挪到|移到|还是用|还是按|还是改|"
         r"改回|说错了|记错了|写错了|搞错了|打错了|口误|更正|纠正|其实是|实际上是|应该是|变成|情况有变|"
-        r"还是[^，。；？?]{1,8}吧|放宽到|收紧到|放到|加到|涨到|降低到|减少到|缩减到|控制在|定成|定为|"
+        r"还是[^，。；？?]{1,8}吧|放宽到|收紧到|放到|加到|涨到|降低到|减少到|缩减到|定成|定为|"
         r"升级到|升到|迁移到|迁到|切到|改用|换用|"
         r"不是[^，。；]{1,12}[，,]\s*(?:是|而是)|"
         r"有变化|有变|变了|重新定|以[^，。]{0,6}为准|不是[^，。；]{1,12}[，,]?而是"
@@ -494,7 +515,9 @@ CHANGE = _table(
     ),
     (2, SELF_CORRECTION_ZH),
     # "毕业典礼提前了", "比赛推迟了": the plan moved, whatever moved it.
-    (1, r"现在|目前是|最新|已经不|不再|决定|定了|还是|提前了|推迟了|延后了|改期了|延期了"),
+    # "控制在": a limit stated as a rule ("简历控制在一页") is as often a first statement
+    # as a change: a change only of an earlier value of its kind.
+    (1, r"控制在|现在|目前是|最新|已经不|不再|决定|定了|还是|提前了|推迟了|延后了|改期了|延期了"),
 )
 
 ASIDE = Lexicon(

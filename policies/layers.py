@@ -34,6 +34,7 @@ from policies.scoring import (
     rank_items,
     score_item,
 )
+from policies.segment import drop_retracted
 from policies.staleness import StaleFilter
 from policies.standing import cap_incidental
 from policies.summary import Shown, fit_chunks
@@ -688,6 +689,8 @@ def plan_recall(
                 parts.append((comp.ordinal, comp.role, date, comp.sentences))
                 reasons[str(comp.ordinal)] = (hit.score, comp.reason)
         for k, (ordinal, role, date, sentences) in enumerate(parts):
+            if role == "user":
+                sentences = [drop_retracted(x) for x in sentences]
             if stale:
                 sentences = stale.clean(sentences, quoted, ordinal, role)
             if not sentences:

@@ -35,6 +35,7 @@ from policies.matching import (
     similarity,
     weighted_terms,
 )
+from policies.names import person_names
 from policies.recount import recounted_pair, sole_count
 from policies.rivals import marks_adjustment, sole_rival_pair
 from policies.segment import (
@@ -285,6 +286,11 @@ class Resolver:
         # "不用/no need to/stop …" mostly revoke things the assistant was told
         # to *do* (directives); a constraint or preference must be named more
         # clearly ("列预算" is not the budget cap).
+        if _names_outdated(st):
+            # "之前改掉的就别写了", "leave out anything that changed": what is withheld
+            # is the outdated content, no rule of the user's.
+            st.revoke = False
+            return
         near = _near_cue(st)
         pool = [
             it for it in self._user_items(_RULE_TYPES)
@@ -394,6 +400,10 @@ class Resolver:
         span = st.cues.revoke_span
         rest = st.text[: span[0]] + st.text[span[1] :] if span else st.text
         if any(w >= 1 for w in weighted_terms(rest).values()):
+            return None
+        # "Ditch the bullet points": the cue itself names what goes, and a rule that
+        # does not hold it is not the latest one by default.
+        if span is not None and _cue_names_object(st.text[span[0] : span[1]]):
             return None
         rules = self._user_items(_RULE_TYPES)
         recent = [it for it in rules if it.source_ordinal >= self.ordinal - 4]
@@ -619,7 +629,12 @@ class Resolver:
                 if v.kind in kinds and (v.number is not None or v.kind == "title")
             ]  # fmt: skip
             changed, closeness = value_change(revisable, precise)
-            if changed and closeness >= 0.5 and not different_subjects(st.text, it.value):
+            if (
+                changed
+                and closeness >= 0.5
+                and not different_subjects(st.text, it.value)
+                and not _quotes_another_old_value(st, it)
+            ):
                 pool.append(it)
         if not pool:
             return False
@@ -664,6 +679,8 @@ class Resolver:
         target, score = self._best(st, self._user_items(), with_message=True)
         if target is None or score < EXPLICIT_MIN:
             return False
+        if _quotes_another_old_value(st, target):
+            return False
         if st.change < 2 and (
             not value_change(st.strong_values, extract_values(target.value))[0]
             or (self._lexical(st, target) < EXPLICIT_MIN and not _same_named_slot(st, target))
@@ -700,6 +717,15 @@ class Resolver:
         ):
             # "这周开始吃希尔斯了" shares only the subject ("年糕") with "年糕现在4.2公斤":
             # a new value for something else, not a revision of the weight.
+            return False
+        if (
+            comparable(st.strong_values)
+            and not value_change(st.strong_values, extract_values(target.value))[0]
+            and _shares_only_names(st.text, target.value)
+        ):
+            # "Dana wants to cut the break to ten minutes" beside "our director is Dana,
+            # ten years now": a new value for something the person asked about, no
+            # revision of what was said about the person.
             return False
         if self._duplicate(st, target):
             return True
@@ -1076,6 +1102,9 @@ class Resolver:
             v for v in extract_values(rest or "")
             if (v.kind in REVISABLE_KINDS and same_unit_change(st.strong_values, [v]))
             or _same_day_told_twice(old, changed, v, st)
+            # A split restated whole ("报价三成、方案七成" after "报价占40%，方案占60%"):
+            # every share of it changed, not just the first.
+            or (v.kind == "percent" and _split_restated(st, old))
         ]  # fmt: skip
         if rest is not None and twice:
             rest = without_clause(rest, twice[0])
@@ -1181,6 +1210,30 @@ def _asserted(st: Statement) -> tuple[Value, ...]:
     max" puts no $900 forward: it is no new value for another amount)."""
     denied = [t for t in st.contrast if any(ch.isdigit() for ch in t)]
     return tuple(v for v in st.strong_values if not any(v.text in t or t in v.text for t in denied))
+
+
+def _split_restated(st: Statement, old: MemoryItem) -> bool:
+    """Do both the statement and the item give two or more shares (a whole split)?"""
+    new = [v for v in st.strong_values if v.kind == "percent"]
+    held = [v for v in extract_values(old.value) if v.kind == "percent"]
+    return len(new) >= 2 and len(held) >= 2
+
+
+def _quotes_another_old_value(st: Statement, item: MemoryItem) -> bool:
+    """The statement quotes the old value it corrects ("系统里记的850…850是去年的价钱",
+    "not $950") and `item` does not hold it: the correction is of that value, wherever
+    it was said (a one-off, the assistant's table), not of another number of the user's."""
+    quoted = [
+        v for token in st.contrast for v in extract_values(token) if v.number is not None
+    ]  # fmt: skip
+    if not quoted:
+        return False
+    # Held however it is written there: the same number, or the very words ("不用每天扎了"
+    # quotes "每天" of "每天100ml", read there as part of a daily amount).
+    numbers = {v.number for v in quoted}
+    return not any(v.number in numbers for v in extract_values(item.value)) and not any(
+        v.text in item.value for v in quoted
+    )
 
 
 def _past_account(text: str) -> bool:
@@ -1407,6 +1460,15 @@ def _value_clause_shared(st: Statement, item: MemoryItem) -> bool:
     )  # fmt: skip
 
 
+def _shares_only_names(a: str, b: str) -> bool:
+    """Do two texts share words, all of them from the names of people in either?"""
+    shared = key_terms(a) & key_terms(b)
+    if not shared:
+        return False
+    names = key_terms(" ".join(person_names(a) + person_names(b)))
+    return shared <= names
+
+
 def _shares_subject(a: str, b: str) -> bool:
     """Do two texts share a word (or bigram), or at least two content characters?
     ("四口人的量" / "用量按一人份": 量, 人; "我觉得太平了" / "我也觉得": only 觉)."""
@@ -1580,6 +1642,51 @@ def _revoked_text(st: Statement) -> str:
     keep it so short")."""
     span = st.cues.revoke_span
     return st.text if span is None else st.text[span[0] : span[1] + 24]
+
+
+# What was changed or dropped, as a kind of content: "之前改掉的", "旧的", "anything that
+# changed", "the outdated bits". Leaving it out of an answer revokes no rule.
+_OUTDATED = re.compile(
+    r"(?:改掉|改过|换掉|取消掉?|作废|推翻|撤掉|过时|不算数?)了?的|旧的|老的那些"
+    r"|\b(?:anything|everything|whatever|what|stuff|things|items|ones|bits)\b[^.;,!?]{0,20}"
+    r"\b(?:changed|dropped|replaced|superseded|outdated|out of date|cancell?ed|scrapped)\b"
+    r"|\b(?:outdated|superseded|out-of-date)\b|\bold (?:versions?|values|plans?|stuff|numbers)\b",
+    re.IGNORECASE,
+)
+
+
+# The function words of a zh revoking cue; what is left of the cue is its object
+# ("别用表格了" → 用表格).
+_ZH_CUE_WORDS = re.compile(r"不用再?|不要再?|就别|别再?|不必再?|无需再?|不需要|不再|算了|了|吧")
+
+
+def _cue_names_object(cue: str) -> bool:
+    """Does the revoking cue itself name what goes ("ditch the bullet points", "别用
+    表格了"), unlike "scratch that", "算了"?"""
+    named = _DROPPED_OBJECT.match(cue)
+    if named is not None:
+        cue = named.group(1)
+    elif re.search(r"[\u3400-\u9fff]", cue):
+        cue = _ZH_CUE_WORDS.sub("", cue)
+    else:
+        return False
+    return any(w >= 1 for w in weighted_terms(cue).values())
+
+
+def _names_outdated(st: Statement) -> bool:
+    span = st.cues.revoke_span
+    if span is None:
+        return False
+    return bool(_OUTDATED.search(st.text[max(0, span[0] - 12) : span[1] + 24]))
+
+
+# The object a revoking verb takes inside its cue ("drop the jokes", "forget the 400
+# cap"); "scratch that", "forget it" take none.
+_DROPPED_OBJECT = re.compile(
+    r"(?:drop|ditch|lose|scrap|kill|cut|skip|forget(?: about)?|remove|lift|lay off"
+    r"|(?:stop|quit) with)\s+(?:the |those |these |that |this |your |all (?:the |those )?)?(.+)",
+    re.IGNORECASE,
+)
 
 
 def _named_after_cue(st: Statement) -> str | None:

@@ -282,7 +282,8 @@ def read_statements(
                        i + 1 < len(sentences) and questions[i + 1],
                        i > 0 and questions[i - 1], reported, listed or chained,
                        answering)  # fmt: skip
-        st = None if recaps[i] else _classify_or_premise(i, text, cues, where, questions[i])
+        after = sentences[i + 1] if where.before_question else ""
+        st = None if recaps[i] else _classify_or_premise(i, text, cues, where, questions[i], after)
         st, i = _or_leaned(st, i, sentences, questions, recaps[i] or where.aside, topic)
         if st is None and correcting and not recaps[i] and not questions[i]:
             # "My mistake. 8 people." / "是我记错了。3.8公斤。": the value after the admission.
@@ -1095,8 +1096,9 @@ def _one_off(text: str, cues: Cues) -> bool:
 
 
 def _classify_or_premise(
-    index: int, text: str, cues: Cues, where: _Where, question: bool
+    index: int, text: str, cues: Cues, where: _Where, question: bool, after: str = ""
 ) -> Statement | None:
+    """`after`: the question right after `text`, if one follows it."""
     st = _classify(index, text, cues, where)
     asked = question or bool(check_question(text.rstrip("。.!！")))
     chosen = _choice_before_consequence(text) if st is None and asked and not where.aside else ""
@@ -1106,7 +1108,43 @@ def _classify_or_premise(
         st = _premise(index, text, where, question)
     if st is None and question and not where.aside and not where.reported:
         st = _proposal(index, text, cues)
+    if st is None and (question or after) and not where.aside and not where.reported:
+        st = _own_trait_to_feature(index, text, after)
     return st
+
+
+# What the user's own product or practice is, put up for whether to feature it: "我们家
+# 的果不打蜡，现摘现发，这个要不要在直播里重点讲？", "Our honey is never heated, should
+# I mention that on stream?". The trait is theirs, whatever the answer: kept as said.
+_OWN_THING = re.compile(r"^(?:我们家|我家|咱家|咱们家|我们|咱们)的|^(?:our|my) ", re.IGNORECASE)
+_FEATURE_ASK = Lexicon(
+    r",?\s*(?:so )?(?:should|do|would|could|can) (?:we|i) (?:\w+ )?(?:mention|highlight|advertise"
+    r"|stress|feature|push|point out|bring up|play up|talk about) (?:that|this|it|them|those)\b"
+    r"[^.?!]*\?\s*$",
+    r"[，,]\s*(?:这个|这点|这一点|这些|这事)?(?:要不要|该不该|需不需要|值不值得|用不用|可不可以"
+    r"|能不能)[^，。？?]{0,12}(?:讲|说|提|写|强调|宣传|介绍|突出|标出|标上)[^，。？?]*[？?]\s*$",
+)
+
+
+def _own_trait_to_feature(index: int, text: str, asked: str = "") -> Statement | None:
+    """`text` ends in the ask, or `asked` (the next sentence) is it."""
+    if asked:
+        m = _FEATURE_ASK.search(asked)
+        if m is None or m.start() != 0:
+            return None
+        end = len(text)
+    else:
+        m = _FEATURE_ASK.search(text)
+        if m is None or m.start() == 0:
+            return None
+        end = m.start()
+    if not _OWN_THING.search(text):
+        return None
+    head = text[:end].rstrip(" ,，.。")
+    if _SUPPOSED.search(head) or is_question(head) or not _content(head):
+        return None
+    head += "。" if _CJK.search(head[-1:]) else "."
+    return Statement(index, head, read_cues(head), extract_values(head), "fact", 0.65)
 
 
 # The user's own plan put up for a check, the value inside the question: "Is it okay

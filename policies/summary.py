@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from policies.cues import negated, read_cues, small_talk, strip_filler
 from policies.dates import strip_marker, strip_markers
 from policies.observations import compact_tool_result
-from policies.segment import split_sentences
+from policies.segment import drop_retracted, split_sentences
 from policies.staleness import StaleFilter
 from policies.text import normalize, terms
 from policies.types import MESSAGE_OVERHEAD_TOKENS, SummaryChunk, SummaryLine, TokenCounter, Turn
@@ -206,7 +206,9 @@ def render_line(
     shown: Shown | None = None,
 ) -> str | None:
     """One summary line as text, or None if nothing of it is left to say."""
-    sentences = list(line.sentences)
+    # A value the user took back mid-sentence ("0174, sorry, 0147 at the end") is
+    # quoted as fixed, as memory shows it: the slip would read as a second value.
+    sentences = [drop_retracted(x) if line.role == "user" else x for x in line.sentences]
     if shown:
         sentences = [s for s in sentences if not shown.covers(s)]
     if stale:

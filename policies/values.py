@@ -282,7 +282,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"(?:出到|出价到?|开价到?|还价到|还到|给到|报价)(?:了|是)?"
             rf"(?P<v>{_ZH_NUM}|\d+(?:\.\d+)?)"
-            r"(?![\d零一二两三四五六七八九十百千万个人位天年月号点次岁%张份套])"
+            # Not a share of a split ("报价四成、技术六成").
+            r"(?![\d零一二两三四五六七八九十百千万个人位天年月号点次岁%张份套成])"
         ),
     ),
     (
@@ -291,6 +292,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"{_NUM}\s?%|百分之{_ZH_NUM}|百分之{_NUM}|\b{_NUM} ?percent\b"
             # "定金收三成", "首付两成半": tenths paid or taken ("变成", "完成" are not).
             r"|(?<=[收付交退给占抽留降涨提金款费成到为])[一二两三四五六七八九]成半?(?![功为了员本熟])"
+            # Parts of a split named by what they weigh: "报价四成、技术六成来" (not
+            # "一成不变", "统一成…", "万一成了": those run on into a word).
+            r"|(?<=[\u4e00-\u9fff])[一二两三四五六七八九]成半?(?=[、，,。；;]|来|的|$)"
             # Shares of a whole split between two parties: "60/40", "fifty-fifty", "六四分".
             r"|(?<![\d/])(?<!\d\.)\d{1,2}\s?/\s?\d{1,2}(?![\d/]|\.\d)|\bfifty[- ]fifty\b"
             r"|(?<![点时:：\d])(?:五五|四六|六四|三七|七三|二八|八二)(?:分|开)(?![钟析别类数之期配手])"
