@@ -147,11 +147,19 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "id",
         re.compile(
-            r"(?:尾号|卡号|账号|单号|编号|工号|学号|车牌号?|护照号|合同号|订单号|快递单号|流水号|房号)"
-            r"\s*[:：]?\s*(?P<v>[A-Za-z0-9-]{3,})"
+            r"(?:尾号|卡号|账号|单号|编号|工号|学号|车牌号?|护照号|合同号|订单号|快递单号|流水号|房号"
+            r"|备案号|许可证号|登记号|证书号|回执号|预约号|申请号|准考证号|考生号|税号|发票号|保单号)"
+            r"\s*(?:[:：]|是|为)?\s*(?P<v>[A-Za-z0-9-]{3,})"
             r"|\b(?:ending in|account (?:no\.?|number)|order (?:no\.?|number)|ref(?:erence)?"
-            r"(?: no\.?| number)?|case|ticket|invoice|policy|booking|confirmation|po)\s*[#:]?\s*"
-            r"(?P<w>#?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{4,})\b|(?<![\w#])#\d{3,}\b",
+            r"(?: no\.?| number)?|case|ticket|invoice|policy|booking|confirmation|po)"
+            r"\s*(?:[#:]|is|was)?\s*"
+            r"(?P<w>#?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{4,})\b|(?<![\w#])#\d{3,}\b"
+            # "COLA ID is 24123001000456", "permit number: 88231907", "serial no. 4471-22":
+            # a number its label names as an identifier; a long one, so that "the
+            # number is 1200" stays a count.
+            r"|\b(?:ID|id|[A-Za-z]+ (?:number|no\.?)|serial|tracking|permit|licen[cs]e"
+            r"|registration|code)\s*(?:[#:]|is|was)?\s*"
+            r"(?P<x>(?=[A-Za-z0-9-]*\d)(?:[A-Za-z0-9-]{6,}|[A-Z]+[A-Za-z0-9-]{3,}))\b",
             re.IGNORECASE,
         ),
     ),
@@ -877,7 +885,8 @@ def extract_values(text: str) -> tuple[Value, ...]:
             if _overlaps(spans, m.start(), m.end()):
                 continue
             # A pattern may name the value inside its match ("尾号" + "8842").
-            group = next((g for g in ("v", "w", "t") if g in m.re.groupindex and m.group(g)), None)
+            named = ("v", "w", "x", "t")
+            group = next((g for g in named if g in m.re.groupindex and m.group(g)), None)
             start, end = m.span(group) if group else m.span()
             raw = text[start:end].strip()
             # The span is the value's own text: "$350 — no wait" must not start the fix
