@@ -64,6 +64,12 @@ def shared_terms(new: str, old: str) -> set[str]:
     return {t for t, w in own.items() if w >= 1 and prev.get(t, 0) >= 1} - _GENERIC
 
 
+def _forbidding_clauses(text: str) -> list[str]:
+    """The clauses of `text` that forbid something, idioms worded as negations left out."""
+    plain = (_NOT_A_NEGATION.sub(" ", clause) for clause in clauses(text))
+    return [clause for clause in plain if negated(clause)]
+
+
 def forbids_about(text: str, terms: Iterable[str]) -> bool:
     """Does a clause of `text` that names one of `terms` forbid something?
 
@@ -72,11 +78,7 @@ def forbids_about(text: str, terms: Iterable[str]) -> bool:
     be reachable, don't let them squeeze the layout" the negation is about the
     layout, not the tables."""
     wanted = set(terms)
-    for clause in clauses(text):
-        plain = _NOT_A_NEGATION.sub(" ", clause)
-        if negated(plain) and wanted & content_terms(plain).keys():
-            return True
-    return False
+    return any(wanted & content_terms(clause).keys() for clause in _forbidding_clauses(text))
 
 
 def contradicts(new_text: str, new_values: Sequence[Value], old: str) -> bool:
@@ -97,10 +99,8 @@ def contradicts(new_text: str, new_values: Sequence[Value], old: str) -> bool:
 def _forbidden_terms(text: str) -> set[str]:
     """Content words of the clauses of `text` that forbid something."""
     out: set[str] = set()
-    for clause in clauses(text):
-        plain = _NOT_A_NEGATION.sub(" ", clause)
-        if negated(plain):
-            out |= {t for t, w in content_terms(plain).items() if w >= 1}
+    for clause in _forbidding_clauses(text):
+        out |= {t for t, w in content_terms(clause).items() if w >= 1}
     return out - _GENERIC
 
 
