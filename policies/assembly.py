@@ -31,6 +31,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from policies.backbone import BackboneParams, assemble_backbone, assemble_user_turns
 from policies.budget import (
     RecentWindow,
     group_tokens,
@@ -94,12 +95,15 @@ __all__ = [
     "REPLAY_HEADER",
     "SUMMARY_HEADER",
     "AssemblyInput",
+    "BackboneAssembler",
+    "BackboneParams",
     "FullAssembler",
     "FullParams",
     "RawAssembler",
     "RecallParams",
     "SummaryBufferAssembler",
     "SummaryBufferParams",
+    "UserTurnsAssembler",
     "WindowAssembler",
     "WindowParams",
     "render_item_line",
@@ -704,10 +708,11 @@ class SummaryBufferAssembler:
 
 
 class FullAssembler:
-    """Preset D (default): C plus anchors, working memory (with graded
-    forgetting), its delta, and replay of the rules the input touches."""
+    """The layered preset (`layered`; the default before the backbone): C plus
+    anchors, working memory (with graded forgetting), its delta, and replay of
+    the rules the input touches."""
 
-    name: str = "full"
+    name: str = "layered"
 
     def __init__(self, params: FullParams | None = None) -> None:
         self.params = params or FullParams()
@@ -716,3 +721,31 @@ class FullAssembler:
         if (ctx := _shortcut(inp)) is not None:
             return ctx
         return _layered(inp, self.params, self.params)
+
+
+class BackboneAssembler:
+    """Preset D (`full`, the default): the user's own words as the backbone
+    (`policies.backbone`), the assistant's older turns digested, tool results
+    cut to key fields, the recent turns whole."""
+
+    name: str = "full"
+
+    def __init__(self, params: BackboneParams | None = None) -> None:
+        self.params = params or BackboneParams()
+
+    def assemble(self, inp: AssemblyInput) -> AssembledContext:
+        if (ctx := _shortcut(inp)) is not None:
+            return ctx
+        return assemble_backbone(inp, self.params)
+
+
+class UserTurnsAssembler:
+    """The baseline every evaluation reports beside `full`: the system prompt
+    and every user turn verbatim, nothing else (oldest first out of budget)."""
+
+    name: str = "user_turns"
+
+    def assemble(self, inp: AssemblyInput) -> AssembledContext:
+        if (ctx := _shortcut(inp)) is not None:
+            return ctx
+        return assemble_user_turns(inp)

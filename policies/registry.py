@@ -5,8 +5,15 @@
 - `summary_buffer` (C): the budget and three layers of history: a rolling
   summary of older turns, older turns recalled for the current input, the
   recent turns verbatim (compacted in steps);
-- `full` (D, the default): C plus structured working memory (with graded
-  forgetting), anchors and replay.
+- `full` (D, the default): the backbone (`policies.backbone`): the user's
+  own words verbatim and in order, annotated where a later turn changed them,
+  the assistant's older turns digested, tool results cut to key fields, the
+  recent turns whole; the rule engine annotates and decides what gives way
+  when the backbone outgrows the budget;
+- `user_turns`: the simplest baseline, reported beside `full`: the system
+  prompt and every user turn verbatim, nothing else;
+- `layered`: the previous default: C plus structured working memory (with
+  graded forgetting), anchors and replay.
 
 Params come from `memory.policy_params.<preset>` in config.yaml and are
 validated at start-up. The LLM-backed extractor and summariser
@@ -23,11 +30,14 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from policies.assembly import (
+    BackboneAssembler,
+    BackboneParams,
     FullAssembler,
     FullParams,
     RawAssembler,
     SummaryBufferAssembler,
     SummaryBufferParams,
+    UserTurnsAssembler,
     WindowAssembler,
     WindowParams,
 )
@@ -36,7 +46,7 @@ from policies.extraction import RuleExtractor
 from policies.params import RecallParams
 from policies.summary import RuleSummarizer
 
-PRESET_NAMES = ("raw", "window", "summary_buffer", "full")
+PRESET_NAMES = ("raw", "window", "summary_buffer", "full", "user_turns", "layered")
 EXTRACTORS: dict[str, type[Any]] = {"rules": RuleExtractor}
 SUMMARIZERS: dict[str, type[Any]] = {"rules": RuleSummarizer}
 
@@ -85,7 +95,8 @@ class Policies:
             )
         extractor = RuleExtractor()
         buffer = _params(SummaryBufferParams, params.get("summary_buffer"), "summary_buffer")
-        full = _params(FullParams, params.get("full"), "full")
+        layered = _params(FullParams, params.get("layered"), "layered")
+        full = _params(BackboneParams, params.get("full"), "full")
         presets = {
             "raw": Preset("raw", RawAssembler(), None),
             "window": Preset(
@@ -102,10 +113,18 @@ class Policies:
             ),
             "full": Preset(
                 "full",
-                FullAssembler(full),
+                BackboneAssembler(full),
                 extractor,
                 RuleSummarizer(full.summarizer),
                 full.recall if full.recall_share > 0 else None,
+            ),
+            "user_turns": Preset("user_turns", UserTurnsAssembler(), None),
+            "layered": Preset(
+                "layered",
+                FullAssembler(layered),
+                extractor,
+                RuleSummarizer(layered.summarizer),
+                layered.recall if layered.recall_share > 0 else None,
             ),
         }
         return cls(presets, default)

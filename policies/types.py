@@ -188,6 +188,10 @@ class AssembledContext:
     # Late sections to forward again in place on the next request (the ones
     # this request kept in place, then its own new ones).
     placed_notes: tuple[PlacedNote, ...] = ()
+    # How many leading messages are the stable prefix (the same bytes as in
+    # the previous request unless a compaction happened): where a provider's
+    # cache breakpoint belongs. None: not known.
+    stable_messages: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
