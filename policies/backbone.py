@@ -45,7 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from policies.budget import group_turns, is_forwardable, message_tokens
 from policies.choices import chosen_option, list_options
-from policies.digest import accepts, call_keys, digest_assistant, digest_tool
+from policies.digest import accepts, call_keys, clip_call, digest_assistant, digest_tool
 from policies.layers import CONFLICT_MARK, Generated, nothing, one_line, plan_recall
 from policies.params import RecallParams
 from policies.staleness import CHANGED_MARK, StaleFilter
@@ -318,6 +318,8 @@ class _Renderer:
         if level < 2 and len(replaced) == len(results):
             return []  # every result has a newer one: the pair goes whole
         call = dict(head.raw)
+        if call.get("tool_calls"):
+            call["tool_calls"] = [clip_call(c) for c in call["tool_calls"]]
         content = call.get("content")
         if isinstance(content, str) and len(content) > self.p.assistant_max_chars:
             call["content"] = digest_assistant(
@@ -406,6 +408,9 @@ def _phases(units: Sequence[_Unit], r: _Renderer, k: _Knowledge) -> tuple[list[M
         u = units[i]
         if u.user is not None and i not in chatter and r.condensable(u.user):
             stepwise.append((i, 1, 1, "overflow: condensed to its informative sentences"))
+    for i in order:
+        if i not in chatter and units[i].groups:
+            stepwise.append((i, 2, 0, "overflow: older replies and tool rounds left out"))
     for i in order:
         if i not in chatter:
             stepwise.append((i, 0, 0, "overflow: oldest exchanges go to recall"))

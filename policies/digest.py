@@ -172,3 +172,31 @@ def call_keys(raw: dict[str, Any]) -> dict[str, str]:
             canon = str(args)
         out[str(call.get("id", ""))] = f"{name}:{canon}"
     return out
+
+
+def _clip_value(value: Any, limit: int) -> Any:
+    if isinstance(value, str):
+        return _clip(value, limit)
+    if isinstance(value, dict):
+        return {k: _clip_value(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clip_value(v, limit) for v in value[:5]]
+    return value
+
+
+def clip_call(call: Any, limit: int = 60) -> Any:
+    """A tool call of an older turn with long string arguments cut (the call's
+    name, ids and short arguments are what later turns refer to)."""
+    if not isinstance(call, dict):
+        return call
+    fn = call.get("function")
+    if not isinstance(fn, dict) or not isinstance(fn.get("arguments"), str):
+        return call
+    try:
+        args = json.loads(fn["arguments"])
+    except ValueError:
+        return call
+    clipped = json.dumps(_clip_value(args, limit), ensure_ascii=False)
+    if len(clipped) >= len(fn["arguments"]):
+        return call
+    return {**call, "function": {**fn, "arguments": clipped}}
