@@ -28,8 +28,8 @@ fits, the client's messages go out byte-identical.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from policies.backbone import BackboneParams, assemble_backbone, assemble_user_turns
 from policies.budget import (
@@ -134,6 +134,10 @@ class AssemblyInput:
     # Late sections of earlier requests, to forward again where they went
     # (`policies.placed`); the assembler checks they still hold.
     placed_notes: Sequence[PlacedNote] = ()
+    # The backbone's rendering levels of its frozen exchanges on the previous
+    # request (`policies.backbone`): they only go down, so the frozen part
+    # changes only where something new had to give way.
+    backbone_levels: Mapping[int, tuple[int, int, str]] = field(default_factory=dict)
 
 
 def _tokens(turns: Sequence[Turn]) -> int:

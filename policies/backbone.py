@@ -130,6 +130,10 @@ class _Unit:
         return own + [t for g in self.groups for t in g]
 
 
+def _user_text(unit: _Unit) -> str:
+    return unit.user.text if unit.user is not None else ""
+
+
 def _units(turns: Sequence[Turn]) -> list[_Unit]:
     units: list[_Unit] = []
     for group in group_turns(turns):
@@ -258,6 +262,10 @@ class _Renderer:
                 out.append({"role": "user", "content": CONDENSED_PREFIX + condensed})
         if u.assistant_level > 0:
             out += self._assistant(i, u, u.user is not None and u.user_level == 2)
+        elif u.user is not None and u.user_level == 2 and self.k.notes.get(u.user.ordinal):
+            # The reply went for room; what changed since still stands beside the words.
+            notes = [NOTE_PREFIX + n for _, n in self.k.notes[u.user.ordinal]]
+            out.append({"role": "assistant", "content": "\n".join(notes)})
         elif out and u.groups and self.p.placeholder:
             out.append({"role": "assistant", "content": self.p.placeholder})
         return _Rendered(out, self._tokens(out, verbatim))
@@ -292,9 +300,7 @@ class _Renderer:
                 self.p.assistant_max_chars,
             )
             if digest and self.stale:
-                digest = "\n".join(
-                    line for line in digest.splitlines() if not self.stale.echoes(line)
-                )
+                digest = "\n".join(line for line in digest.splitlines() if not self._outdated(line))
             if digest:
                 out.append({"role": "assistant", "content": digest})
         if notes:
@@ -310,11 +316,16 @@ class _Renderer:
             out.append({"role": "assistant", "content": self.p.placeholder})
         return out
 
+    def _outdated(self, line: str) -> bool:
+        """A line of the assistant's that repeats a value the user changed since:
+        the digest leaves it out (the user's own words say what stands)."""
+        assert self.stale is not None
+        return self.stale.echoes(line) or bool(self.stale.matches(line))
+
     def _tool_group(self, group: list[Turn], level: int) -> list[dict[str, Any]]:
         head = group[0]
-        keys = call_keys(head.raw)
         results = group[1:]
-        replaced = [t for t in results if keys.get(t.tool_call_id or "") in self.replaced]
+        replaced = [t for t in results if (t.tool_call_id or "") in self.replaced]
         if level < 2 and len(replaced) == len(results):
             return []  # every result has a newer one: the pair goes whole
         call = dict(head.raw)
@@ -322,16 +333,19 @@ class _Renderer:
             call["tool_calls"] = [clip_call(c) for c in call["tool_calls"]]
         content = call.get("content")
         if isinstance(content, str) and len(content) > self.p.assistant_max_chars:
-            call["content"] = digest_assistant(
-                content, "", self.p.assistant_sentences, self.p.assistant_max_chars
-            ) or None
+            call["content"] = (
+                digest_assistant(
+                    content, "", self.p.assistant_sentences, self.p.assistant_max_chars
+                )
+                or None
+            )
         out: list[dict[str, Any]] = [call]
         for t in results:
             if t in replaced:
                 text = "(replaced by a later result)"
             else:
                 text = digest_tool(t.text)
-                if self.stale and self.stale.echoes(text):
+                if self.stale and self._outdated(text):
                     text = "(superseded by a later result)"
             msg: dict[str, Any] = {"role": "tool", "tool_call_id": t.tool_call_id, "content": text}
             if "name" in t.raw:
@@ -341,13 +355,16 @@ class _Renderer:
 
 
 def _replaced_calls(turns: Sequence[Turn]) -> frozenset[str]:
-    """Call keys asked again later: only the newest result of each stands."""
-    seen: dict[str, int] = {}
+    """Ids of tool calls asked again later about the same object: only the
+    newest result of each stands."""
+    last: dict[str, str] = {}
+    ids: list[tuple[str, str]] = []
     for t in turns:
         if t.role == "assistant" and t.tool_call_ids:
-            for key in call_keys(t.raw).values():
-                seen[key] = seen.get(key, 0) + 1
-    return frozenset(k for k, n in seen.items() if n > 1)
+            for call_id, key in call_keys(t.raw).items():
+                last[key] = call_id
+                ids.append((call_id, key))
+    return frozenset(call_id for call_id, key in ids if last[key] != call_id)
 
 
 # --- overflow ----------------------------------------------------------------------
@@ -365,6 +382,21 @@ def _referenced(text: str, next_user: str) -> bool:
 Move = tuple[int, int, int, str]
 
 
+def _chatter(units: Sequence[_Unit], r: _Renderer, k: _Knowledge) -> set[int]:
+    """Exchanges (not the first) whose user turn carries nothing current: no
+    item of the engine's and no informative sentence."""
+    out: set[int] = set()
+    for i, u in enumerate(units):
+        if i == 0 or u.user is None:
+            continue
+        o = u.user.ordinal
+        if k.live.get(o) or k.outdated.get(o):
+            continue
+        if not _informative(u.user.text, "user", r.p.summarizer):
+            out.add(i)
+    return out
+
+
 def _phases(units: Sequence[_Unit], r: _Renderer, k: _Knowledge) -> tuple[list[Move], list[Move]]:
     """The moves by which the frozen part gives way: (all at once, one by one).
 
@@ -378,17 +410,8 @@ def _phases(units: Sequence[_Unit], r: _Renderer, k: _Knowledge) -> tuple[list[M
     at_once: list[Move] = []
     stepwise: list[Move] = []
     n = len(units)
-    chatter: set[int] = set()
-    for i in range(1, n):
-        u = units[i]
-        if u.user is None:
-            continue
-        o = u.user.ordinal
-        if not k.live.get(o) and not k.outdated.get(o) and not _informative(
-            u.user.text, "user", r.p.summarizer
-        ):
-            chatter.add(i)
-            at_once.append((i, 0, 0, "overflow: carries nothing current"))
+    chatter = _chatter(units, r, k)
+    at_once += [(i, 0, 0, "overflow: carries nothing current") for i in sorted(chatter)]
     for i in range(n):
         u = units[i]
         if i in chatter or not u.groups:
@@ -403,7 +426,10 @@ def _phases(units: Sequence[_Unit], r: _Renderer, k: _Knowledge) -> tuple[list[M
         o = u.user.ordinal
         if k.outdated.get(o) and not k.live.get(o):
             at_once.append((i, 0, 0, "overflow: everything it stated was changed later"))
-    order = [*range(1, n), 0]
+    # Newest first: the prompt then breaks late, where less of it has to be
+    # paid again (and, measured on the probe sets, oldest-first dropping lost
+    # more final requirements: early turns state what is never revised).
+    order = [*range(n - 1, 0, -1), 0]
     for i in order:
         u = units[i]
         if u.user is not None and i not in chatter and r.condensable(u.user):
@@ -413,7 +439,7 @@ def _phases(units: Sequence[_Unit], r: _Renderer, k: _Knowledge) -> tuple[list[M
             stepwise.append((i, 2, 0, "overflow: older replies and tool rounds left out"))
     for i in order:
         if i not in chatter:
-            stepwise.append((i, 0, 0, "overflow: oldest exchanges go to recall"))
+            stepwise.append((i, 0, 0, "overflow: exchanges left to recall"))
     return at_once, stepwise
 
 
@@ -475,7 +501,10 @@ def _notes(notes: Sequence[str], cap: int, count: Any) -> Generated:
         return nothing("notes")
     content = "\n".join([NOTES_HEADER, *out])
     tokens = count(content) + MESSAGE_OVERHEAD_TOKENS
-    cands = [Candidate("conflict", str(i), 0, 0.0, "kept", "conflict note", "notes") for i in range(len(out))]
+    cands = [
+        Candidate("conflict", str(i), 0, 0.0, "kept", "conflict note", "notes")
+        for i in range(len(out))
+    ]
     return Generated([content], tokens, [Section("notes", tokens, len(out))], cands)
 
 
@@ -492,21 +521,21 @@ def assemble_backbone(inp: Any, p: BackboneParams) -> AssembledContext:
     frozen_n = sum(1 for u in all_units if u.first_ordinal < upto)
     live_tokens = sum(t.tokens for u in all_units[frozen_n:] for t in u.turns())
     next_user = [
-        (all_units[i + 1].user.text if i + 1 < len(all_units) and all_units[i + 1].user else "")
+        _user_text(all_units[i + 1]) if i + 1 < len(all_units) else ""
         for i in range(len(all_units))
     ]
-    r = _Renderer(
-        all_units, next_user, k, stale, _replaced_calls(inp.history), p, inp.count
-    )
+    r = _Renderer(all_units, next_user, k, stale, _replaced_calls(inp.history), p, inp.count)
     f_cap = int(hist_room * p.frozen_share)
     step = max(1, int(hist_room * p.evict_step))
 
     def frozen_tokens(n: int) -> int:
         return sum(r.render(i).tokens for i in range(n))
 
+    sticky = inp.backbone_levels
+
     def fit_frozen(n: int, cap: int) -> None:
         for u in all_units[:n]:
-            u.user_level, u.assistant_level, u.reason = 2, 2, ""
+            u.user_level, u.assistant_level, u.reason = sticky.get(u.first_ordinal, (2, 2, ""))
         over = frozen_tokens(n) - cap
         if over > 0:
             _shrink(list(all_units[:n]), r, k, math.ceil(over / step) * step)
@@ -533,8 +562,30 @@ def assemble_backbone(inp: Any, p: BackboneParams) -> AssembledContext:
 
     frozen_msgs: list[dict[str, Any]] = []
     candidates: list[Candidate] = [
-        *(Candidate("turn", str(t.ordinal), t.tokens, 0.0, "mandatory", "mandatory: system prompt", "system") for t in inp.system),
-        *(Candidate("turn", str(t.ordinal), t.tokens, 0.0, "mandatory", "mandatory: current input", "tail") for t in inp.tail),
+        *(
+            Candidate(
+                "turn",
+                str(t.ordinal),
+                t.tokens,
+                0.0,
+                "mandatory",
+                "mandatory: system prompt",
+                "system",
+            )
+            for t in inp.system
+        ),
+        *(
+            Candidate(
+                "turn",
+                str(t.ordinal),
+                t.tokens,
+                0.0,
+                "mandatory",
+                "mandatory: current input",
+                "tail",
+            )
+            for t in inp.tail
+        ),
     ]
     gone: set[int] = set()
     for i in range(frozen_n):
@@ -572,6 +623,7 @@ def assemble_backbone(inp: Any, p: BackboneParams) -> AssembledContext:
         )
         candidates += recalled.candidates
     candidates += notes.candidates
+    candidates = _merge_runs(candidates)
     sections = [
         Section("system", sys_t, len(inp.system)),
         Section("backbone", frozen_t, len(frozen_msgs)),
@@ -596,8 +648,55 @@ def assemble_backbone(inp: Any, p: BackboneParams) -> AssembledContext:
         candidates=candidates,
     )
     ctx.compact_upto = compact
+    ctx.backbone_levels = {
+        u.first_ordinal: (u.user_level, u.assistant_level, u.reason)
+        for u in all_units[:frozen_n]
+        if (u.user_level, u.assistant_level) != (2, 2)
+    }
     ctx.stable_messages = len(inp.system) + len(frozen_msgs) + len(live_turns)
     return ctx
+
+
+def _merge_runs(candidates: list[Candidate]) -> list[Candidate]:
+    """Adjacent turn candidates with one decision and reason as one run ("first-last"):
+    long histories are mostly runs, and the record stays independent of length."""
+    out: list[Candidate] = []
+    run: list[Candidate] = []
+
+    def flush() -> None:
+        if len(run) > 2:
+            first, last = run[0].ref.split("-")[0], run[-1].ref.split("-")[-1]
+            c = run[0]
+            out.append(
+                Candidate(
+                    "turns",
+                    f"{first}-{last}",
+                    sum(x.tokens for x in run),
+                    0.0,
+                    c.decision,
+                    c.reason,
+                    c.section,
+                )
+            )
+        else:
+            out.extend(run)
+        run.clear()
+
+    for c in candidates:
+        same = (
+            run
+            and c.kind in ("turn", "turns")
+            and (c.decision, c.reason, c.section)
+            == (run[0].decision, run[0].reason, run[0].section)
+        )
+        if not same:
+            flush()
+        if c.kind in ("turn", "turns") and c.decision != "mandatory":
+            run.append(c)
+        else:
+            out.append(c)
+    flush()
+    return out
 
 
 def _unit_candidates(u: _Unit, tokens: int) -> list[Candidate]:
@@ -653,7 +752,9 @@ def assemble_user_turns(inp: Any) -> AssembledContext:
             t.tokens,
             0.0,
             "kept" if t.ordinal in keep else "dropped",
-            "user turn" if t.ordinal in keep else ("over budget" if t.role == "user" else "not a user turn"),
+            "user turn"
+            if t.ordinal in keep
+            else ("over budget" if t.role == "user" else "not a user turn"),
             "user_turns",
         )
         for t in inp.history
@@ -670,4 +771,3 @@ def assemble_user_turns(inp: Any) -> AssembledContext:
         candidates=candidates,
         over_budget=sys_t + tail_t > inp.budget,
     )
-

@@ -46,7 +46,9 @@ ACCEPTANCE = Cue(
         r"^\W*(?:ok(?:ay)?|sure|yes|yep|yeah|great|perfect|deal|agreed|sounds (?:good|right|fine)"
         r"|that works|works for me|let'?s do (?:that|it|this)|go (?:with|for) (?:that|it)"
         r"|fine by me|makes sense|looks (?:good|right))\b"
-        r"|^\W*(?:好的?|行|可以|没问题|就这么(?:定|办)|就这样|同意|对|嗯|那就这样|按你说的)",
+        r"|^\W*(?:好的|(?:好|行|对)(?=[，,。.!！~ ]|$)|可以|没问题|就这么(?:定|办)|就这样"
+        r"|同意|嗯|那就这样"
+        r"|按你说的)",
         re.IGNORECASE,
     ),
     (
@@ -60,6 +62,8 @@ ACCEPTANCE = Cue(
         "Is that okay with the landlord?",
         "I'm not sure about that total.",
         "好像不太对",
+        "对了，顺便问一下停车的事",
+        "行李太多了怎么办",
         "Perfectionism is my problem.",
     ),
 )
@@ -69,7 +73,8 @@ DERIVATION = Cue(
     "derivation",
     re.compile(
         r"=|\b(?:total|comes? to|works? out|in all|altogether|balance|remaining|left over"
-        r"|per (?:person|head|unit|month|week)|each|sum|subtotal|after (?:the )?(?:deposit|discount)"
+        r"|per (?:person|head|unit|month|week)|each|sum|subtotal"
+        r"|after (?:the )?(?:deposit|discount)"
         r"|including|plus|minus|times)\b|合计|一共|总共|总计|共计|余额|剩下|还剩|每人|人均|折后|含|加上|减去|乘以",
         re.IGNORECASE,
     ),
@@ -87,7 +92,8 @@ DERIVATION = Cue(
 COMMITMENT = Cue(
     "commitment",
     re.compile(
-        r"\b(?:i'?ll|i will|i'?ve (?:booked|set|added|scheduled|reserved|noted)|i have (?:booked|set)"
+        r"\b(?:i'?ll|i will|i'?ve (?:booked|set|added|scheduled|reserved|noted)"
+        r"|i have (?:booked|set)"
         r"|booked|reserved|scheduled|confirmed)\b|我(?:会|来|已经|已)(?:帮你|给你|为你)?(?:订|安排|记|预约|设置|加)",
         re.IGNORECASE,
     ),
@@ -124,9 +130,7 @@ def digest_assistant(text: str, next_user: str, sentences: int, max_chars: int) 
     lines: list[str] = []
     options = list_options(text)
     if options and next_user and chosen_option(next_user, options) is not None:
-        lines.append(
-            "Options offered: " + "; ".join(f"{i}. {o}" for i, o in enumerate(options, 1))
-        )
+        lines.append("Options offered: " + "; ".join(f"{i}. {o}" for i, o in enumerate(options, 1)))
     taken = accepts(next_user) if next_user else False
     scored: list[tuple[float, int, str]] = []
     for i, sentence in enumerate(split_sentences(strip_marker(text))):

@@ -192,6 +192,9 @@ class AssembledContext:
     # the previous request unless a compaction happened): where a provider's
     # cache breakpoint belongs. None: not known.
     stable_messages: int | None = None
+    # The backbone's levels per frozen exchange (first ordinal -> user level,
+    # assistant level, reason), for the next request (None: not the backbone).
+    backbone_levels: dict[int, tuple[int, int, str]] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,9 @@ class SessionLayers:
     # the layout, a cache-friendliness hint: losing them costs one rewrite
     # of the prompt's end).
     notes: tuple[PlacedNote, ...] = ()
+    # The backbone's levels of its frozen exchanges (`policies.backbone`), by
+    # first ordinal; like the notes, a hint for the prompt cache.
+    backbone: dict[int, tuple[int, int, str]] = field(default_factory=dict)
 
     @property
     def upto(self) -> int:
@@ -52,6 +55,7 @@ class SessionLayers:
         self.labels.truncate(ordinal)
         self.layout = None
         self.notes = tuple(n for n in self.notes if n.before < ordinal)
+        self.backbone = {o: v for o, v in self.backbone.items() if o < ordinal}
 
     def dated(self, turns: Sequence[Turn]) -> list[DatedTurn]:
         return [DatedTurn(t, self.labels.get(t.ordinal)) for t in turns]

@@ -479,6 +479,8 @@ class Pipeline:
             if managed.memory_layout is not None:
                 layers.layout = managed.memory_layout
             layers.notes = managed.placed_notes
+            if managed.backbone_levels is not None:
+                layers.backbone = managed.backbone_levels
             if rebuilt and self.store.shared:
                 # Several replicas: the next request may be served by another one.
                 await self.store.save_layout(resolution.session.id, layers.layout)
@@ -522,6 +524,7 @@ class Pipeline:
                 recalled=recalled,
                 memory_layout=layers.layout if layers else None,
                 placed_notes=layers.notes if layers else (),
+                backbone_levels=layers.backbone if layers else {},
             )
         )
         if background is None:

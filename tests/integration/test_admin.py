@@ -30,6 +30,10 @@ def long_history(rounds: int = 12) -> list[dict[str, Any]]:
     return messages
 
 
+# Item edits and pins act on the working-memory block of the layered preset.
+LAYERED = {"X-Memory-Policy": "layered"}
+
+
 async def ask(proxy: Any, history: list[dict[str, Any]], text: str, **headers: str) -> Any:
     resp = await proxy.chat(
         [*history, {"role": "user", "content": text}], headers={**SMALL_BUDGET, **headers}
@@ -163,7 +167,7 @@ async def test_revoke_edit_and_restore_take_effect_on_the_next_request(
     admin_proxy: Any, stub_upstream: Any
 ) -> None:
     history = long_history()
-    first = await ask(admin_proxy, history, "What should the total budget be?")
+    first = await ask(admin_proxy, history, "What should the total budget be?", **LAYERED)
     assert BUDGET_RULE in forwarded_text(stub_upstream)  # only memory can carry it now
     await admin_proxy.settle()
     session_id = first.headers["X-Memory-Session"]
@@ -173,7 +177,7 @@ async def test_revoke_edit_and_restore_take_effect_on_the_next_request(
     revoked = await admin_proxy.client.patch(url, json={"status": "revoked"}, headers=ADMIN)
     assert revoked.status_code == 200, revoked.text
     assert revoked.json()["status"] == "revoked"
-    await ask(admin_proxy, history, "Any museum tips for the afternoon?")
+    await ask(admin_proxy, history, "Any museum tips for the afternoon?", **LAYERED)
     assert "300 euros" not in forwarded_text(stub_upstream)
     await admin_proxy.settle()
 
@@ -183,7 +187,7 @@ async def test_revoke_edit_and_restore_take_effect_on_the_next_request(
     assert edited.status_code == 200, edited.text
     notes = [v["note"] for v in edited.json()["versions"]]
     assert notes == ["revoked by operator", "edited by operator", "restored by operator"]
-    await ask(admin_proxy, history, "And what about the budget for dinner?")
+    await ask(admin_proxy, history, "And what about the budget for dinner?", **LAYERED)
     text = forwarded_text(stub_upstream)
     assert "450 euros" in text
     assert "300 euros" not in text
@@ -191,7 +195,7 @@ async def test_revoke_edit_and_restore_take_effect_on_the_next_request(
 
 async def test_pin_takes_effect_on_the_next_request(admin_proxy: Any) -> None:
     history = long_history()
-    first = await ask(admin_proxy, history, "Where should we eat tonight?")
+    first = await ask(admin_proxy, history, "Where should we eat tonight?", **LAYERED)
     await admin_proxy.settle()
     session_id = first.headers["X-Memory-Session"]
     item = await _budget_item(admin_proxy, session_id)
@@ -199,7 +203,7 @@ async def test_pin_takes_effect_on_the_next_request(admin_proxy: Any) -> None:
 
     pinned = await admin_proxy.client.patch(url, json={"pinned": True}, headers=ADMIN)
     assert pinned.json()["pinned"] is True
-    second = await ask(admin_proxy, history, "Where should we eat tomorrow?")
+    second = await ask(admin_proxy, history, "Where should we eat tomorrow?", **LAYERED)
     await admin_proxy.settle()
     record_url = f"/memory/requests/{second.headers['X-Memory-Request-Id']}"
     record = (await admin_proxy.client.get(record_url, headers=ADMIN)).json()["record"]

@@ -54,7 +54,8 @@ def turns_for(n: int) -> list[str]:
 
 
 async def test_compaction_is_stepwise_and_prompts_grow_between_compactions(proxy: Any) -> None:
-    _, responses = await converse(proxy, turns_for(14))
+    # The layered preset's late sections in place (the backbone: test_backbone_*).
+    _, responses = await converse(proxy, turns_for(14), {"X-Memory-Policy": "layered"})
     rows = await records(proxy, responses)
     compacting = [r for r in rows if (r["record"].get("lifecycle") or {}).get("compactions")]
     assert compacting, "the history never reached the high-water mark"
@@ -136,7 +137,7 @@ async def test_an_old_turn_is_recalled_with_its_date(proxy: Any, stub_upstream: 
 async def test_presets_differ_in_their_layers(proxy: Any, stub_upstream: Any) -> None:
     turns = turns_for(14)
     got = {}
-    for preset in ("window", "summary_buffer", "full"):
+    for preset in ("window", "summary_buffer", "layered", "full"):
         stub_upstream.reset()
         await converse(proxy, [f"[{preset}] {t}" for t in turns], {"X-Memory-Policy": preset})
         got[preset] = [m["content"] for m in stub_upstream.received[-1].body["messages"]]
@@ -149,9 +150,13 @@ async def test_presets_differ_in_their_layers(proxy: Any, stub_upstream: Any) ->
     assert not has("window", memory)
     assert has("summary_buffer", summary)
     assert not has("summary_buffer", memory)
-    assert has("full", summary)
-    assert has("full", memory)
-    assert any("900 euros" in c for c in got["full"])
+    assert has("layered", summary)
+    assert has("layered", memory)
+    assert any("900 euros" in c for c in got["layered"])
+    # The backbone: the user's first turn verbatim, no summary or memory block.
+    assert not has("full", summary)
+    assert not has("full", memory)
+    assert "[full] " + turns[0] in got["full"]
     assert any("900 euros" in c for c in got["summary_buffer"])
 
 

@@ -1,0 +1,253 @@
+"""The backbone (`policies.backbone`, `policies.digest`): the user's words verbatim,
+older replies digested, tool results cut to key fields, revisions annotated in place."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from policies.assembly import BackboneAssembler, UserTurnsAssembler
+from policies.backbone import NOTE_PREFIX, WITHDRAWN_NOTE, BackboneParams
+from policies.digest import CUES, digest_assistant
+from policies.types import MemoryItem
+from tests.unit.test_assembly import call, make_input
+
+SYSTEM = {"role": "system", "content": "You help plan small events."}
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def assistant(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": text}
+
+
+LONG_REPLY = (
+    "That is a lovely idea and there is a lot to think about. "
+    "Weather can change quickly in the hills, so pack layers. "
+    "Many groups enjoy a short walk before lunch. "
+) * 6
+
+
+@pytest.mark.parametrize("cue", CUES, ids=lambda c: c.name)
+def test_every_cue_matches_its_examples_and_rejects_its_look_alikes(cue: Any) -> None:
+    for text in cue.matches:
+        assert cue.pattern.search(text), (cue.name, text)
+    for text in cue.rejects:
+        assert not cue.pattern.search(text), (cue.name, text)
+
+
+@pytest.mark.parametrize(
+    ("reply", "pick", "option"),
+    [
+        (
+            "Three venues fit:\n1. **Maple Barn** — rustic, 80 seats\n2. **Quay Loft** — "
+            "river view, 60 seats\n3. **Old Mill** — garden, 100 seats\nTell me which one.",
+            "Let's go with the second one.",
+            "Quay Loft",
+        ),
+        (
+            "有三个场地可选：\n1. 枫林小院：可坐八十人\n2. 江畔阁楼：能看江景\n"
+            "3. 老磨坊：带花园\n你看选哪个？",
+            "就第三个吧，花园好。",
+            "老磨坊",
+        ),
+    ],
+)
+def test_a_digest_keeps_the_list_a_later_pick_refers_to(reply: str, pick: str, option: str) -> None:
+    digest = digest_assistant(reply, pick, 2, 240)
+    assert option in digest
+    # Without a pick the list is not kept for its own sake.
+    assert "Options offered" not in digest_assistant(reply, "How is the weather there?", 2, 240)
+
+
+@pytest.mark.parametrize(
+    ("reply", "accept", "value"),
+    [
+        (
+            "Catering is $1,800 and the room is $650. With the $120 cleaning fee that comes "
+            "to $2,570 in all. Let me know if you want a cheaper menu.",
+            "Sounds good, let's lock that in.",
+            "$2,570",
+        ),
+        (
+            "场地1200元，餐费每人85元，二十人就是1700元。合计2900元，定金付了500元以后还剩2400元。",
+            "好的，就按这个来。",
+            "2400元",
+        ),
+    ],
+)
+def test_a_digest_keeps_a_derived_value_the_user_accepted(
+    reply: str, accept: str, value: str
+) -> None:
+    assert value in digest_assistant(reply, accept, 2, 240)
+
+
+def _item(  # ordinals count the system prompt: the first user turn is 1
+    iid: str, ordinal: int, value: str, status: str = "active", by: str | None = None
+) -> MemoryItem:
+    return MemoryItem(
+        id=iid,
+        type="constraint",
+        slot="headcount",
+        value=value,
+        source="user",
+        source_ordinal=ordinal,
+        status=status,  # type: ignore[arg-type]
+        superseded_by=by,
+    )
+
+
+def _conversation(revision: str, withdrawal: str) -> list[dict[str, Any]]:
+    return [
+        SYSTEM,
+        user("We are planning a retreat for about 40 people in the hills."),
+        assistant(LONG_REPLY),
+        user("Always answer in short bullet points, please."),
+        assistant(LONG_REPLY),
+        user(revision),
+        assistant(LONG_REPLY),
+        user(withdrawal),
+        assistant(LONG_REPLY),
+        user("What should we pack?"),
+    ]
+
+
+def test_a_changed_statement_is_annotated_where_it_stands_and_stays_verbatim() -> None:
+    messages = _conversation(
+        "Headcount update: we are 46 now.", "You can drop the bullet points from now on."
+    )
+    items = [
+        _item("a", 1, "about 40 people", "superseded", by="b"),
+        _item("b", 5, "we are 46 now"),
+        _item("c", 3, "Always answer in short bullet points", "revoked"),
+    ]
+    inp = make_input(messages, 260, items=items, summary_upto=8)
+    ctx = BackboneAssembler().assemble(inp)
+    sent = ctx.messages
+    assert ctx.tokens <= 260
+    # The user's own words are forwarded as the client sent them.
+    assert messages[1] in sent
+    assert messages[5] in sent
+    after_first = sent[sent.index(messages[1]) + 1]
+    assert after_first["role"] == "assistant"
+    assert f"{NOTE_PREFIX}(later changed: we are 46 now)" in after_first["content"]
+    assert "40" not in after_first["content"]  # the note names the new value, not the old
+    after_rule = sent[sent.index(messages[3]) + 1]
+    assert WITHDRAWN_NOTE in after_rule["content"]
+    # Older replies are digested, not forwarded whole.
+    assert all(m.get("content") != LONG_REPLY for m in sent)
+
+
+def test_chinese_statements_are_annotated_too() -> None:
+    messages = [
+        SYSTEM,
+        user("周末团建一共三十人，预算一万五。"),
+        assistant(LONG_REPLY),
+        user("人数有变，改成三十六人。"),
+        assistant(LONG_REPLY),
+        user("出发前要准备什么？"),
+    ]
+    items = [
+        _item("a", 1, "一共三十人", "superseded", by="b"),
+        _item("b", 3, "改成三十六人"),
+    ]
+    ctx = BackboneAssembler().assemble(make_input(messages, 200, items=items, summary_upto=4))
+    note = ctx.messages[ctx.messages.index(messages[1]) + 1]["content"]
+    assert "(later changed: 改成三十六人)" in note
+    assert messages[3] in ctx.messages
+
+
+def test_a_newer_tool_result_about_the_same_object_replaces_the_older() -> None:
+    lookup = '{"booking": "R-1"}'
+    messages = [
+        SYSTEM,
+        user("Check my booking please."),
+        call("c1", args=lookup),
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "content": json.dumps(
+                {"booking_id": "R-1", "status": "pending", "date": "2026-03-02", "notes": "x" * 400}
+            ),
+        },
+        assistant("It is pending for March 2."),
+        user("And now?"),
+        call("c2", args=lookup),
+        {
+            "role": "tool",
+            "tool_call_id": "c2",
+            "content": json.dumps(
+                {"booking_id": "R-1", "status": "confirmed", "date": "2026-03-02"}
+            ),
+        },
+        assistant("It is confirmed."),
+        user("Great, what time should I arrive?"),
+    ]
+    ctx = BackboneAssembler().assemble(make_input(messages, 170, summary_upto=9))
+    tools = [m for m in ctx.messages if m["role"] == "tool"]
+    assert [t["tool_call_id"] for t in tools] == ["c1", "c2"]
+    assert "replaced by a later result" in tools[0]["content"]
+    assert "status=confirmed" in tools[1]["content"]
+    assert "x" * 50 not in tools[1]["content"]  # key fields only
+
+
+def test_roles_stay_valid_and_tool_pairs_atomic_under_pressure() -> None:
+    messages = [SYSTEM]
+    for i in range(12):
+        messages += [
+            user(f"Step {i}: the room for group {i} needs {10 + i} chairs."),
+            call(f"c{i}", args=json.dumps({"room": i})),
+            {
+                "role": "tool",
+                "tool_call_id": f"c{i}",
+                "content": json.dumps({"room": i, "free": True}),
+            },
+            assistant(LONG_REPLY),
+        ]
+    messages.append(user("Summarise the chairs."))
+    for budget in (150, 300, 600):
+        ctx = BackboneAssembler(BackboneParams()).assemble(
+            make_input(messages, budget, summary_upto=len(messages) - 1)
+        )
+        assert ctx.tokens <= budget
+        sent = ctx.messages
+        assert sent[0] == SYSTEM
+        assert sent[-1] == messages[-1]
+        for i, m in enumerate(sent):
+            if m["role"] == "tool":
+                # A result always follows its call (or another result of it).
+                prev = next(p for p in reversed(sent[:i]) if p["role"] != "tool")
+                assert m["tool_call_id"] in {c["id"] for c in prev.get("tool_calls") or ()}
+            if m.get("tool_calls"):
+                answered = {t["tool_call_id"] for t in sent[i + 1 :] if t["role"] == "tool"}
+                assert {c["id"] for c in m["tool_calls"]} <= answered
+
+
+def test_user_turns_baseline_keeps_only_the_users_words() -> None:
+    messages = _conversation("We are 46 now.", "No more bullet points.")
+    ctx = UserTurnsAssembler().assemble(make_input(messages, 120))
+    assert all(m["role"] in ("system", "user") for m in ctx.messages)
+    assert ctx.tokens <= 120
+    assert ctx.messages[-1] == messages[-1]
+
+
+def test_a_digest_drops_what_the_assistant_said_about_a_changed_value() -> None:
+    messages = [
+        SYSTEM,
+        user("The dinner is for 12 guests."),
+        assistant("Great, a table for 12 guests works well in a private room."),
+        user("Actually we are 15 guests now."),
+        assistant(LONG_REPLY),
+        user("Which wine?"),
+    ]
+    items = [
+        _item("a", 1, "12 guests", "superseded", by="b"),
+        _item("b", 3, "15 guests"),
+    ]
+    ctx = BackboneAssembler().assemble(make_input(messages, 200, items=items, summary_upto=4))
+    generated = [m for m in ctx.messages if m not in messages]
+    assert not any("12 guests" in str(m.get("content")) for m in generated)
