@@ -5,9 +5,12 @@ answers deterministically (an echo, a tool call when tools are offered, or a
 scripted reply keyed by the last user/tool message), serves `/v1/embeddings`
 with vectors that carry real similarity (`embed_text`), and injects faults on
 demand: an HTTP status (with Retry-After), a delay, a reset connection, or a
-stream cut mid-way. For streams it records how each one ended (`stream_end`),
-so a test can see that a client's disconnect reached the provider. It runs in
-a background thread with its own event loop.
+stream cut mid-way. It keeps a prompt cache as providers do (`PromptCache`) and
+reports `usage.prompt_tokens_details.cached_tokens` (or, with
+`usage_style = "anthropic"`, Anthropic's cache read / write fields as well).
+For streams it records how each one ended (`stream_end`), so a test can see
+that a client's disconnect reached the provider. It runs in a background
+thread with its own event loop.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import time
 import unicodedata
 from array import array
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +38,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from policies.cache_pricing import RULES, CacheRule, cached_prefix
+from proxy.records import serialised, shared_prefix_tokens
 from proxy.tokens import TokenCounter
 
 Reply = dict[str, Any]  # an assistant message: {"content": ...} or {"tool_calls": [...]}
@@ -72,6 +77,10 @@ class StubState:
     script: dict[str, Reply] = field(default_factory=dict)
     responder: Callable[[dict[str, Any]], Reply | None] | None = None
     chunk_delay_s: float = 0.0
+    # "openai": cached_tokens only; "anthropic": cache_read_input_tokens and
+    # cache_creation_input_tokens too (as litellm's Anthropic usage carries them).
+    usage_style: str = "openai"
+    cache: PromptCache = field(default_factory=lambda: PromptCache())
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -114,18 +123,76 @@ def _text(content: Any) -> str:
     return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
 
 
-def _usage(body: dict[str, Any], reply: Reply) -> dict[str, int]:
+def prompt_texts(body: dict[str, Any]) -> list[str]:
+    """A request's prompt as a provider caches it: the tools first, then each message
+    serialised (role, content, tool calls), so equal prompts give equal texts."""
+    texts = []
+    if body.get("tools"):
+        texts.append("<tools>" + json.dumps(body["tools"], sort_keys=True, ensure_ascii=False))
+    texts += [serialised(m) for m in body.get("messages") or [] if isinstance(m, dict)]
+    return texts
+
+
+def cached_tokens_for(
+    texts: list[str],
+    recent: Iterable[list[str]],
+    count: Callable[[str], int],
+    prompt_tokens: int,
+    rule: CacheRule = RULES["openai"],
+) -> int:
+    """What a provider serves from its cache for a prompt of `texts`: the longest
+    prefix it shares with a recent prompt, under the rule's minimum prompt size
+    and rounded down to its blocks (0 for a fresh prompt)."""
+    if prompt_tokens < rule.min_tokens:
+        return 0
+    sizes = [count(t) for t in texts]
+    shared = max((shared_prefix_tokens(p, texts, sizes, count) for p in recent), default=0)
+    return min(prompt_tokens, cached_prefix(prompt_tokens, shared, rule))
+
+
+class PromptCache:
+    """The last `size` prompts per model, as an OpenAI-style provider keeps them."""
+
+    def __init__(self, size: int = 32) -> None:
+        self._recent: dict[str, deque[list[str]]] = {}
+        self._size = size
+        self._lock = threading.Lock()
+
+    def lookup_and_add(self, model: str, texts: list[str], prompt_tokens: int) -> int:
+        """Cached tokens of this prompt; then the prompt is cached for the next ones."""
+        with self._lock:
+            recent = self._recent.setdefault(model, deque(maxlen=self._size))
+            cached = cached_tokens_for(texts, list(recent), _counter(), prompt_tokens)
+            recent.append(texts)
+        return cached
+
+    def clear(self) -> None:
+        with self._lock:
+            self._recent.clear()
+
+
+def _usage(
+    body: dict[str, Any], reply: Reply, cached: int = 0, style: str = "openai"
+) -> dict[str, Any]:
     """Usage counted as a provider would (cl100k, 4 tokens of framing per
     message), so costs computed from it compare fairly across prompts."""
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     prompt = sum(_counter()(_text(m.get("content") or "")) + 4 for m in messages)
     answer = reply if reply.get("tool_calls") else reply.get("content") or ""
     completion = _counter()(_text(answer))
-    return {
-        "prompt_tokens": max(1, prompt),
-        "completion_tokens": max(1, completion),
-        "total_tokens": max(1, prompt) + max(1, completion),
+    prompt, completion = max(1, prompt), max(1, completion)
+    cached = min(cached, prompt)
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "prompt_tokens_details": {"cached_tokens": cached},
     }
+    if style == "anthropic":
+        # Anthropic's cache: the shared prefix is read, the rest of the prompt written.
+        usage["cache_read_input_tokens"] = cached
+        usage["cache_creation_input_tokens"] = prompt - cached
+    return usage
 
 
 # --- embeddings -----------------------------------------------------------------------
@@ -271,10 +338,12 @@ class _Handler:
         body, fault, recorded = received
         reply = self._reply_for(body)
         model = body.get("model", "stub")
+        usage = self._usage(body, reply, str(model))
         if body.get("stream"):
             cut = fault.cut_after_chunks if fault else None
             return StreamingResponse(
-                self._stream(body, reply, model, cut, recorded), media_type="text/event-stream"
+                self._stream(body, reply, model, cut, recorded, usage),
+                media_type="text/event-stream",
             )
         finish = "tool_calls" if reply.get("tool_calls") else "stop"
         message = {"role": "assistant", "content": reply.get("content")}
@@ -287,9 +356,15 @@ class _Handler:
                 "created": int(time.time()),
                 "model": model,
                 "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                "usage": _usage(body, reply),
+                "usage": usage,
             }
         )
+
+    def _usage(self, body: dict[str, Any], reply: Reply, model: str) -> dict[str, Any]:
+        """The answer's usage, the prompt looked up in (then added to) the prompt cache."""
+        plain = _usage(body, reply)
+        cached = self.state.cache.lookup_and_add(model, prompt_texts(body), plain["prompt_tokens"])
+        return _usage(body, reply, cached, self.state.usage_style)
 
     async def _stream(
         self,
@@ -298,9 +373,10 @@ class _Handler:
         model: str,
         cut: int | None,
         recorded: RecordedRequest,
+        usage: dict[str, Any],
     ) -> AsyncIterator[bytes]:
         try:
-            async for part in self._chunks(body, reply, model, cut):
+            async for part in self._chunks(body, reply, model, cut, usage):
                 yield part
             recorded.stream_end = "done"
         except _Cut:
@@ -311,7 +387,12 @@ class _Handler:
                 recorded.stream_end = "closed"
 
     async def _chunks(
-        self, body: dict[str, Any], reply: Reply, model: str, cut: int | None
+        self,
+        body: dict[str, Any],
+        reply: Reply,
+        model: str,
+        cut: int | None,
+        usage: dict[str, Any],
     ) -> AsyncIterator[bytes]:
         base = {
             "id": f"chatcmpl-stub{len(self.state.received)}",
@@ -338,8 +419,8 @@ class _Handler:
         last = {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}
         yield f"data: {json.dumps(last)}\n\n".encode()
         if (body.get("stream_options") or {}).get("include_usage"):
-            usage = {**base, "choices": [], "usage": _usage(body, reply)}
-            yield f"data: {json.dumps(usage)}\n\n".encode()
+            last_chunk = {**base, "choices": [], "usage": usage}
+            yield f"data: {json.dumps(last_chunk)}\n\n".encode()
         yield b"data: [DONE]\n\n"
 
     async def models(self, request: Request) -> Response:
@@ -420,6 +501,8 @@ class StubUpstream:
             self.state.script.clear()
             self.state.responder = None
             self.state.chunk_delay_s = 0.0
+            self.state.usage_style = "openai"
+        self.state.cache.clear()
 
     def __enter__(self) -> StubUpstream:
         return self.start()
