@@ -393,9 +393,6 @@ def ab_table(arms: Sequence[dict[str, Any]]) -> Table:
         "forwarded",
         "ratio",
         "cost $",
-        "input tok",
-        "cached",
-        "input $",
         "p50 ms",
         "p95 ms",
         "errors",
@@ -403,7 +400,6 @@ def ab_table(arms: Sequence[dict[str, Any]]) -> Table:
     for name in columns:
         table.add_column(name, justify="left" if name == "mode" else "right")
     for a in arms:
-        cached = a.get("cached_tokens", 0)
         table.add_row(
             a["mode"],
             str(a["requests"]),
@@ -412,12 +408,26 @@ def ab_table(arms: Sequence[dict[str, Any]]) -> Table:
             str(a["forwarded_tokens"]),
             f"{a['forwarded_ratio']:.2f}" if a["forwarded_ratio"] is not None else "–",
             f"{a['cost']:.4f}" if a["cost"] is not None else "–",
-            str(a.get("input_tokens", 0)),
-            f"{cached} ({percent(cached, a.get('input_tokens', 0))})",
-            f"{a['input_cost']:.4f}" if a.get("input_cost") is not None else "–",
             f"{a['latency_p50_ms']:.0f}" if a["latency_p50_ms"] is not None else "–",
             f"{a['latency_p95_ms']:.0f}" if a["latency_p95_ms"] is not None else "–",
             str(a["errors"]),
+        )
+    return table
+
+
+def cache_table(arms: Sequence[dict[str, Any]]) -> Table:
+    """The provider's prompt cache per arm: input tokens, the cached part, input cost."""
+    table = Table(title="Prompt cache by mode", title_justify="left")
+    for name in ("mode", "input tokens", "cached", "written", "input cost $"):
+        table.add_column(name, justify="left" if name == "mode" else "right")
+    for a in arms:
+        cached, prompt = a.get("cached_tokens", 0), a.get("input_tokens", 0)
+        table.add_row(
+            a["mode"],
+            str(prompt),
+            f"{cached} ({percent(cached, prompt)})",
+            str(a.get("cache_write_tokens", 0)),
+            f"{a['input_cost']:.6f}" if a.get("input_cost") is not None else "–",
         )
     return table
 
@@ -434,4 +444,5 @@ async def show_ab(settings: Settings, args: argparse.Namespace) -> int:
         print("no request records yet")
     else:
         Console().print(ab_table(arms))
+        Console().print(cache_table(arms))
     return 0

@@ -64,7 +64,8 @@ def serialised(message: dict[str, Any]) -> str:
     return f"<{message.get('role', '')}>{text}</>"
 
 
-def _common_chars(a: str, b: str) -> int:
+def common_chars(a: str, b: str) -> int:
+    """Length of the longest common prefix of two texts (binary search, C compares)."""
     n = min(len(a), len(b))
     if a[:n] == b[:n]:
         return n
@@ -89,7 +90,7 @@ def shared_prefix_tokens(
         if prior == text:
             same += sizes[i]
             continue
-        same += count(text[: _common_chars(prior, text)])
+        same += count(text[: common_chars(prior, text)])
         break
     return same
 

@@ -27,8 +27,8 @@ import threading
 import time
 import unicodedata
 from array import array
-from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +39,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from policies.cache_pricing import RULES, CacheRule, cached_prefix
-from proxy.records import serialised, shared_prefix_tokens
+from proxy.records import common_chars as _common_chars
+from proxy.records import serialised
 from proxy.tokens import TokenCounter
 
 Reply = dict[str, Any]  # an assistant message: {"content": ...} or {"tool_calls": [...]}
@@ -133,66 +134,85 @@ def prompt_texts(body: dict[str, Any]) -> list[str]:
     return texts
 
 
-def cached_tokens_for(
-    texts: list[str],
-    recent: Iterable[list[str]],
-    count: Callable[[str], int],
-    prompt_tokens: int,
-    rule: CacheRule = RULES["openai"],
-) -> int:
-    """What a provider serves from its cache for a prompt of `texts`: the longest
-    prefix it shares with a recent prompt, under the rule's minimum prompt size
-    and rounded down to its blocks (0 for a fresh prompt)."""
-    if prompt_tokens < rule.min_tokens:
-        return 0
-    sizes = [count(t) for t in texts]
-    shared = max((shared_prefix_tokens(p, texts, sizes, count) for p in recent), default=0)
-    return min(prompt_tokens, cached_prefix(prompt_tokens, shared, rule))
-
-
 class PromptCache:
-    """The last `size` prompts per model, as an OpenAI-style provider keeps them."""
+    """The prompts a provider has cached, as an index of their prefixes.
 
-    def __init__(self, size: int = 32) -> None:
-        self._recent: dict[str, deque[list[str]]] = {}
-        self._size = size
+    Every whole-message prefix of every prompt seen (per model) is kept under a
+    hash of its texts, with its size in tokens and the next text of the latest
+    prompt that continued it; a lookup walks the new prompt's prefixes until one
+    is not cached, then counts the text it shares with that next message. The
+    cost is one hash per message, however many prompts are cached (the least
+    recently used prefixes go first past `max_prefixes`).
+    """
+
+    def __init__(self, max_prefixes: int = 100_000) -> None:
+        self._prefixes: OrderedDict[int, tuple[int, str | None]] = OrderedDict()
+        self._max = max_prefixes
         self._lock = threading.Lock()
 
-    def lookup_and_add(self, model: str, texts: list[str], prompt_tokens: int) -> int:
-        """Cached tokens of this prompt; then the prompt is cached for the next ones."""
+    def lookup_and_add(
+        self,
+        model: str,
+        texts: list[str],
+        prompt_tokens: int,
+        count: Callable[[str], int] | None = None,
+        rule: CacheRule = RULES["openai"],
+    ) -> int:
+        """Tokens of this prompt a provider serves from its cache (0 for a fresh
+        prompt or one under the rule's minimum; else the shared prefix rounded down
+        to the rule's blocks); then the prompt is cached for the next ones."""
+        count = count or _counter()
+        # Python's own hash of (previous key, text): one C pass over each text (a
+        # 64-bit collision would only misreport a test's cached tokens).
+        keys, key = [], hash(model)
+        for text in texts:
+            key = hash((key, text))
+            keys.append(key)
         with self._lock:
-            recent = self._recent.setdefault(model, deque(maxlen=self._size))
-            cached = cached_tokens_for(texts, list(recent), _counter(), prompt_tokens)
-            recent.append(texts)
-        return cached
+            known: list[int] = []  # tokens through each cached prefix
+            following = None
+            for key in keys:
+                found = self._prefixes.get(key)
+                if found is None:
+                    break
+                known.append(found[0])
+                following = found[1]
+            matched = len(known)
+            whole = known[-1] if known else 0
+            shared = whole
+            if following is not None and matched < len(texts):
+                shared += count(texts[matched][: _common_chars(following, texts[matched])])
+            # Only the texts past the cached prefix are counted (usually the new turns).
+            total = whole
+            for i, key in enumerate(keys):
+                if i < matched:
+                    through = known[i]
+                else:
+                    total += count(texts[i])
+                    through = total
+                self._prefixes[key] = (through, texts[i + 1] if i + 1 < len(texts) else None)
+                self._prefixes.move_to_end(key)
+            while len(self._prefixes) > self._max:
+                self._prefixes.popitem(last=False)
+        return min(prompt_tokens, cached_prefix(prompt_tokens, shared, rule))
 
     def clear(self) -> None:
         with self._lock:
-            self._recent.clear()
+            self._prefixes.clear()
 
 
-def _usage(
-    body: dict[str, Any], reply: Reply, cached: int = 0, style: str = "openai"
-) -> dict[str, Any]:
+def _usage(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     """Usage counted as a provider would (cl100k, 4 tokens of framing per
     message), so costs computed from it compare fairly across prompts."""
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     prompt = sum(_counter()(_text(m.get("content") or "")) + 4 for m in messages)
     answer = reply if reply.get("tool_calls") else reply.get("content") or ""
     completion = _counter()(_text(answer))
-    prompt, completion = max(1, prompt), max(1, completion)
-    cached = min(cached, prompt)
-    usage: dict[str, Any] = {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": prompt + completion,
-        "prompt_tokens_details": {"cached_tokens": cached},
+    return {
+        "prompt_tokens": max(1, prompt),
+        "completion_tokens": max(1, completion),
+        "total_tokens": max(1, prompt) + max(1, completion),
     }
-    if style == "anthropic":
-        # Anthropic's cache: the shared prefix is read, the rest of the prompt written.
-        usage["cache_read_input_tokens"] = cached
-        usage["cache_creation_input_tokens"] = prompt - cached
-    return usage
 
 
 # --- embeddings -----------------------------------------------------------------------
@@ -362,9 +382,15 @@ class _Handler:
 
     def _usage(self, body: dict[str, Any], reply: Reply, model: str) -> dict[str, Any]:
         """The answer's usage, the prompt looked up in (then added to) the prompt cache."""
-        plain = _usage(body, reply)
-        cached = self.state.cache.lookup_and_add(model, prompt_texts(body), plain["prompt_tokens"])
-        return _usage(body, reply, cached, self.state.usage_style)
+        usage = _usage(body, reply)
+        prompt = usage["prompt_tokens"]
+        cached = self.state.cache.lookup_and_add(model, prompt_texts(body), prompt)
+        usage["prompt_tokens_details"] = {"cached_tokens": cached}
+        if self.state.usage_style == "anthropic":
+            # Anthropic's cache: the shared prefix is read, the rest of the prompt written.
+            usage["cache_read_input_tokens"] = cached
+            usage["cache_creation_input_tokens"] = prompt - cached
+        return usage
 
     async def _stream(
         self,

@@ -220,6 +220,10 @@ async def test_ab_report_shows_cached_tokens_per_arm(
     assert arm["cached_tokens"] > 0
     assert 0 < arm["cached_share"] < 1
     assert arm["input_cost"] > 0
+    assert await show_ab(cached_proxy.services.settings, argparse.Namespace(json=False)) == 0
+    table = capsys.readouterr().out
+    assert "Prompt cache by mode" in table
+    assert f"{arm['cached_tokens']} (" in table
 
 
 # --- cache hints ---------------------------------------------------------------------------
