@@ -112,11 +112,17 @@ class Prepared:
     # the hints and raw-when-cheaper decision, for the record.
     extra_params: dict[str, Any] = field(default_factory=dict)
     cache: dict[str, Any] = field(default_factory=dict)
+    unhinted: list[dict[str, Any]] | None = None  # the prompt before the hints (fallbacks)
 
     @property
     def params(self) -> dict[str, Any]:
         """What goes upstream besides the messages: the client's fields, then ours."""
         return {**self.req.params, **self.extra_params} if self.extra_params else self.req.params
+
+    def call_args(self) -> dict[str, Any]:
+        """`Upstream.build_call`'s keywords: the hints go to the routed model only (a
+        fallback of another provider family gets the prompt and fields unhinted)."""
+        return {"fallback_messages": self.unhinted, "fallback_params": self.req.params}
 
     @property
     def session_id(self) -> str | None:
@@ -498,6 +504,8 @@ class Pipeline:
             prepared.session_id,
             stable_upto if isinstance(stable_upto, int) else None,
         )
+        if messages is not prepared.forwarded or extra:
+            prepared.unhinted = prepared.forwarded
         prepared.forwarded = messages
         prepared.extra_params.update(extra)
         if record:
@@ -938,7 +946,11 @@ class Pipeline:
 
     async def complete(self, prepared: Prepared) -> Response:
         call = self.upstream.build_call(
-            prepared.target, prepared.forwarded, prepared.params, stream=False
+            prepared.target,
+            prepared.forwarded,
+            prepared.params,
+            stream=False,
+            **prepared.call_args(),
         )
         compare = self.start_compare(prepared)
         extra: dict[str, Any] = {"compare_task": compare} if compare is not None else {}

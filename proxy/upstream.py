@@ -268,8 +268,13 @@ class Upstream:
         stream: bool,
         *,
         fallbacks: bool = True,
+        fallback_messages: list[dict[str, Any]] | None = None,
+        fallback_params: dict[str, Any] | None = None,
     ) -> Call:
-        """litellm's arguments for `target`, with a call per configured fallback entry."""
+        """litellm's arguments for `target`, with a call per configured fallback entry.
+
+        `fallback_*`: what the fallbacks get instead (the prompt without the cache
+        hints meant for `target`'s provider); by default the same."""
         server = self.settings.server
         httpx_timeout = _timeout(server.request_timeout_s, server.connect_timeout_s)
         call: dict[str, Any] = {
@@ -301,7 +306,13 @@ class Upstream:
         if fallbacks:
             for name in self.settings.fallbacks_for(target.model_name):
                 backups.append(
-                    self.build_call(self.resolve(name), messages, params, stream, fallbacks=False)
+                    self.build_call(
+                        self.resolve(name),
+                        messages if fallback_messages is None else fallback_messages,
+                        params if fallback_params is None else fallback_params,
+                        stream,
+                        fallbacks=False,
+                    )
                 )
         return Call(target.model_name, call, backups)
 

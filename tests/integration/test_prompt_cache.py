@@ -372,3 +372,30 @@ async def test_raw_never_forwarded_past_the_budget(proxy_factory: Any, stub_upst
     assert last["raw_tokens"] > 120
     assert "decision" not in last["record"].get("cache", {})
     assert last["context_tokens"] < last["raw_tokens"]
+
+
+async def test_a_fallback_of_another_family_gets_the_prompt_unhinted(
+    proxy_factory: Any, stub_upstream: Any
+) -> None:
+    from proxy.stub_upstream import Fault
+
+    proxy = await proxy_factory(
+        model_list=models(stub_upstream),
+        memory={"cache": {"models": {"house-claude": "anthropic"}}},
+        router_settings={
+            "retry_backoff_s": 0.01,
+            "retry_backoff_max_s": 0.05,
+            "num_retries": 0,
+            "fallbacks": [{"house-claude": ["gpt"]}],
+        },
+    )
+    stub_upstream.inject(Fault(status=503, message="overloaded"))
+    messages = [LONG_SYSTEM, {"role": "user", "content": "Where is parcel 11?"}]
+    resp = await proxy.chat(messages, model="house-claude")
+    assert resp.status_code == 200, resp.text
+    primary, backup = stub_upstream.received[-2:]
+    assert primary.body["model"] == "house-claude"
+    assert "cache_control" in primary.body["messages"][0]
+    assert backup.body["model"] == "gpt-4o-mini"
+    assert backup.body["messages"] == messages
+    assert "prompt_cache_key" not in backup.body
