@@ -399,3 +399,28 @@ async def test_a_fallback_of_another_family_gets_the_prompt_unhinted(
     assert backup.body["model"] == "gpt-4o-mini"
     assert backup.body["messages"] == messages
     assert "prompt_cache_key" not in backup.body
+
+
+@pytest.mark.parametrize(
+    ("model", "family"),
+    [
+        ("anthropic/claude-3-5-sonnet-20240620", "anthropic"),
+        ("bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0", "anthropic"),
+        ("vertex_ai/claude-3-5-sonnet@20240620", "anthropic"),
+        ("bedrock/amazon.nova-pro-v1:0", "none"),
+        ("openai/gpt-4o-mini", "openai"),
+        ("gpt-5-mini", "openai-gpt5"),
+        ("gemini/gemini-2.5-flash", "gemini"),
+    ],
+)
+def test_the_family_follows_litellms_provider_of_the_routed_model(model: str, family: str) -> None:
+    from proxy.cache_bill import rule_for
+    from proxy.config import settings_from_dict
+    from proxy.upstream import Upstream
+
+    entry = {"model_name": "m", "litellm_params": {"model": model, "api_key": "sk-test-123"}}
+    settings = settings_from_dict({"model_list": [entry]}, env={})
+    upstream = Upstream(settings)
+    target = upstream.resolve("m")
+    rule = rule_for(settings.memory.cache, "m", upstream.provider(target), target.provider_model)
+    assert rule.family == family
