@@ -14,6 +14,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from policies.cache_pricing import FAMILIES
 from policies.longterm import LongTermParams
 
 Mode = Literal["managed", "raw", "shadow", "compare"]
@@ -64,6 +65,58 @@ class LongTermSettings(LongTermParams):
     embedding_timeout_s: float = Field(default=1.0, gt=0, le=60)
 
 
+class CacheRuleSettings(_Strict):
+    """`memory.cache.rules.<family>`: a provider family's cache figures, overridden."""
+
+    read: float | None = Field(default=None, ge=0, le=10)  # cached token, share of input price
+    write: float | None = Field(default=None, ge=0, le=10)  # written token, share of input price
+    min_tokens: int | None = Field(default=None, ge=0)  # shorter prompts are never cached
+    block: int | None = Field(default=None, ge=1)  # cached prefix rounded down to this
+    breakpoints: int | None = Field(default=None, ge=0, le=4)  # explicit breakpoints (0: implicit)
+
+
+def _known_family(name: str, where: str) -> str:
+    if name not in FAMILIES:
+        raise ValueError(
+            f"{where}: unknown cache family {name!r}; expected one of {', '.join(FAMILIES)}"
+        )
+    return name
+
+
+class CacheSettings(_Strict):
+    """`memory.cache`: the provider's prompt cache (issue #18)."""
+
+    # `cache_control` breakpoints on the stable prefix for Anthropic-family models
+    # (system message, last stable message; never past the provider's 4, the
+    # client's own included and untouched).
+    cache_control: bool = True
+    # A breakpoint at the end of the prompt too (the next request reads it all).
+    end_breakpoint: bool = False
+    # OpenAI-family models: `prompt_cache_key` from the session when the client sent none.
+    prompt_cache_key: bool = True
+    # Forward the client's own history when it would cost less than the managed
+    # context under the model's cache rule (and fits the budget).
+    raw_when_cheaper: bool = False
+    # Per family (openai, openai-gpt5, anthropic, gemini, deepseek, none): figures to override.
+    rules: dict[str, CacheRuleSettings] = Field(default_factory=dict)
+    # model_list name -> family, where the provider's name does not tell.
+    models: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("rules")
+    @classmethod
+    def _rule_families(cls, value: dict[str, CacheRuleSettings]) -> dict[str, CacheRuleSettings]:
+        for name in value:
+            _known_family(name, "rules")
+        return value
+
+    @field_validator("models")
+    @classmethod
+    def _model_families(cls, value: dict[str, str]) -> dict[str, str]:
+        for model, name in value.items():
+            _known_family(name, f"models.{model}")
+        return value
+
+
 class MemorySettings(_Strict):
     database_url: str = DEFAULT_DATABASE_URL
     budget_tokens: int | None = Field(default=None, gt=0)
@@ -97,6 +150,7 @@ class MemorySettings(_Strict):
     # that fell out is read back on its next request. This bounds the
     # proxy's memory (`bench/vs_litellm.py --leak N` reports its RSS).
     cache_sessions: int = Field(default=2000, ge=1, le=1_000_000)
+    cache: CacheSettings = Field(default_factory=CacheSettings)
 
     @model_validator(mode="after")
     def _llm_needs_model(self) -> MemorySettings:

@@ -102,6 +102,41 @@ def prefix_text(share: float | None) -> str:
     return f"{100 * share:.0f}% of the tokens repeat the previous request's prompt"
 
 
+def cache_text(cache: dict[str, Any] | None) -> str | None:
+    """The provider's prompt cache for this request: tokens read / written, money."""
+    if not cache or cache.get("prompt_tokens") is None:
+        return None
+    prompt, cached = cache["prompt_tokens"], cache.get("cached_tokens") or 0
+    text = f"{cached} of {prompt} input tokens cached ({percent(cached, prompt)})"
+    if cache.get("written_tokens"):
+        text += f", {cache['written_tokens']} written"
+    if cache.get("input_cost") is not None:
+        text += (
+            f" · input ${cache['input_cost']:.6f} (uncached ${cache['input_cost_uncached']:.6f})"
+        )
+    return text + f" · rule {cache.get('rule')}"
+
+
+def cache_notes(cache: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """Cache hints added and the raw-when-cheaper decision, as fact rows."""
+    rows: list[tuple[str, str]] = []
+    hints = (cache or {}).get("hints") or {}
+    if hints.get("cache_control") is not None:
+        marks = ", ".join(f"#{i}" for i in hints["cache_control"]) or "none"
+        rows.append(("cache hints", f"cache_control on {marks} (client's own: "
+                     f"{hints.get('client_breakpoints', 0)})"))  # fmt: skip
+    elif hints.get("prompt_cache_key"):
+        rows.append(("cache hints", f"prompt_cache_key from the {hints['prompt_cache_key']}"))
+    decision = (cache or {}).get("decision")
+    if decision:
+        rows.append((
+            "decision",
+            f"{decision['decision']}: estimated raw {decision['estimate_raw']:.0f} vs managed "
+            f"{decision['estimate_managed']:.0f} (input-token units, rule {decision['rule']})",
+        ))  # fmt: skip
+    return rows
+
+
 # --- logs ------------------------------------------------------------------------------
 
 
@@ -294,6 +329,8 @@ def request_view(row: dict[str, Any], record: dict[str, Any]) -> Group:
         ("tokens", f"raw {raw} → forwarded {sent} ({percent(sent, raw)} of raw)"),
         ("budget", str(row["budget"]) if row["budget"] is not None else "-"),
         ("prefix share", prefix_text(row.get("prefix_share"))),
+        ("prompt cache", cache_text(record.get("cache")) or "- (no usage reported)"),
+        *cache_notes(record.get("cache")),
         ("latency", f"{latency:.0f} ms (proxy {row['proxy_ms'] or 0:.1f} ms)"),
     ):
         facts.add_row(name, Text(value))
@@ -378,6 +415,23 @@ def ab_table(arms: Sequence[dict[str, Any]]) -> Table:
     return table
 
 
+def cache_table(arms: Sequence[dict[str, Any]]) -> Table:
+    """The provider's prompt cache per arm: input tokens, the cached part, input cost."""
+    table = Table(title="Prompt cache by mode", title_justify="left")
+    for name in ("mode", "input tokens", "cached", "written", "input cost $"):
+        table.add_column(name, justify="left" if name == "mode" else "right")
+    for a in arms:
+        cached, prompt = a.get("cached_tokens", 0), a.get("input_tokens", 0)
+        table.add_row(
+            a["mode"],
+            str(prompt),
+            f"{cached} ({percent(cached, prompt)})",
+            str(a.get("cache_write_tokens", 0)),
+            f"{a['input_cost']:.6f}" if a.get("input_cost") is not None else "–",
+        )
+    return table
+
+
 async def show_ab(settings: Settings, args: argparse.Namespace) -> int:
     store = await Store.open(settings.memory.database_url)
     try:
@@ -390,4 +444,5 @@ async def show_ab(settings: Settings, args: argparse.Namespace) -> int:
         print("no request records yet")
     else:
         Console().print(ab_table(arms))
+        Console().print(cache_table(arms))
     return 0

@@ -44,6 +44,22 @@ class Metrics:
         self.cost: defaultdict[str, float] = defaultdict(float)
         self.upstream_errors: defaultdict[str, int] = defaultdict(int)
         self.latency: defaultdict[str, _Histogram] = defaultdict(_Histogram)
+        # Prompt caching, as the provider reported it (memory.cache).
+        self.cached_tokens: defaultdict[str, int] = defaultdict(int)
+        self.cache_write_tokens: defaultdict[str, int] = defaultdict(int)
+        self.input_cost: defaultdict[str, float] = defaultdict(float)
+        self.cache_saved: defaultdict[str, float] = defaultdict(float)
+
+    def observe_cache(self, mode: str, bill: Mapping[str, object]) -> None:
+        """One request's cache usage and its price (the record's `cache` block)."""
+        cached, written = bill.get("cached_tokens"), bill.get("written_tokens")
+        self.cached_tokens[mode] += cached if isinstance(cached, int) else 0
+        self.cache_write_tokens[mode] += written if isinstance(written, int) else 0
+        cost, saved = bill.get("input_cost"), bill.get("saved")
+        if isinstance(cost, int | float):
+            self.input_cost[mode] += cost
+        if isinstance(saved, int | float):
+            self.cache_saved[mode] += saved
 
     def observe(
         self,
@@ -88,6 +104,24 @@ class Metrics:
         family("memproxy_cost_usd_total", "counter", "Provider cost reported by litellm.")
         for mode, usd in sorted(self.cost.items()):
             out.append(f"memproxy_cost_usd_total{_labels(mode=mode)} {usd:.6f}")
+        for name, values, help_text in (
+            ("memproxy_cached_tokens_total", self.cached_tokens,
+             "Input tokens the provider read from its prompt cache."),
+            ("memproxy_cache_write_tokens_total", self.cache_write_tokens,
+             "Input tokens the provider wrote to its prompt cache."),
+        ):  # fmt: skip
+            family(name, "counter", help_text)
+            for mode, n in sorted(values.items()):
+                out.append(f"{name}{_labels(mode=mode)} {n}")
+        for name, costs, help_text in (
+            ("memproxy_input_cost_usd_total", self.input_cost,
+             "Input cost with the provider's cache prices."),
+            ("memproxy_cache_saved_usd_total", self.cache_saved,
+             "Input cost the prompt cache saved (uncached minus billed)."),
+        ):  # fmt: skip
+            family(name, "counter", help_text)
+            for mode, usd in sorted(costs.items()):
+                out.append(f"{name}{_labels(mode=mode)} {usd:.6f}")
         family("memproxy_upstream_errors_total", "counter", "Upstream failures by status.")
         for status, n in sorted(self.upstream_errors.items()):
             out.append(f"memproxy_upstream_errors_total{_labels(status=status)} {n}")

@@ -23,10 +23,12 @@ from fastapi.responses import JSONResponse, Response
 from policies.assembly import AssemblyInput
 from policies.backfill import Backfill, place_backfill
 from policies.budget import resolve_budget, split_mandatory
+from policies.cache_pricing import CacheRule
 from policies.llm import PolicyCall
 from policies.registry import Policies, Preset
 from policies.text import term_set
 from policies.types import AssembledContext, MemoryItem, Turn
+from proxy.cache_bill import bill, cache_hints, cache_usage, prices_from, raw_decision, rule_for
 from proxy.chat_request import ChatRequest, chain_hashes, message_hash
 from proxy.config import Settings
 from proxy.conversation import (
@@ -106,6 +108,21 @@ class Prepared:
     user: str | None = None  # long-term memory scope (X-Memory-User, else body `user`)
     longterm: Backfill | None = None  # background from the user's earlier conversations
     degraded: str | None = None  # the store failed: why (memory.on_store_error: open)
+    # Prompt caching (memory.cache): request fields we add (prompt_cache_key), and
+    # the hints and raw-when-cheaper decision, for the record.
+    extra_params: dict[str, Any] = field(default_factory=dict)
+    cache: dict[str, Any] = field(default_factory=dict)
+    unhinted: list[dict[str, Any]] | None = None  # the prompt before the hints (fallbacks)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """What goes upstream besides the messages: the client's fields, then ours."""
+        return {**self.req.params, **self.extra_params} if self.extra_params else self.req.params
+
+    def call_args(self) -> dict[str, Any]:
+        """`Upstream.build_call`'s keywords: the hints go to the routed model only (a
+        fallback of another provider family gets the prompt and fields unhinted)."""
+        return {"fallback_messages": self.unhinted, "fallback_params": self.req.params}
 
     @property
     def session_id(self) -> str | None:
@@ -211,6 +228,7 @@ class Pipeline:
         # Each session's previous prompt, for the prefix share (LRU, like the caches).
         self._last_forwarded: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
         self._cache_sessions = cached
+        self._cache_rules: dict[str, CacheRule] = {}
 
     # --- request entry ------------------------------------------------------------
 
@@ -419,12 +437,93 @@ class Pipeline:
                 if not (managed.passthrough and resolution.kind != "stateful"):
                     prepared.forwarded = managed.messages
                 prepared.context_tokens = managed.tokens
+        if self.settings.memory.cache.raw_when_cheaper:
+            self._raw_when_cheaper(prepared, raw_forward, self._last_forwarded.get(session.id))
+        self._add_cache_hints(prepared)
         prepared.prefix_of = (self._last_forwarded.get(session.id), prepared.forwarded)
         self._last_forwarded[session.id] = prepared.forwarded
         self._last_forwarded.move_to_end(session.id)
         if len(self._last_forwarded) > self._cache_sessions:
             self._last_forwarded.popitem(last=False)
         prepared.proxy_ms = (time.perf_counter() - prepared.ctx.started) * 1000
+
+    # --- prompt caching (memory.cache) ---------------------------------------------------
+
+    def cache_rule(self, model_name: str) -> CacheRule:
+        """The cache rule of a model_list model (by litellm provider, then config)."""
+        rule = self._cache_rules.get(model_name)
+        if rule is None:
+            target = self.upstream.resolve(model_name)
+            rule = rule_for(
+                self.settings.memory.cache,
+                model_name,
+                self.upstream.provider(target),
+                target.provider_model,
+            )
+            self._cache_rules[model_name] = rule
+        return rule
+
+    def _raw_when_cheaper(
+        self,
+        prepared: Prepared,
+        raw_forward: list[dict[str, Any]],
+        previous: list[dict[str, Any]] | None,
+    ) -> None:
+        """Forward the client's own history where it costs less under the cache rule.
+
+        Only in managed mode, for a managed (not passed-through) context, and never
+        past the budget: the budget the user set stays the ceiling.
+        """
+        managed = prepared.assembled
+        if prepared.mode not in ("managed", "compare") or managed is None or managed.passthrough:
+            return
+        if prepared.raw_tokens > prepared.budget:
+            return
+        rule = self.cache_rule(prepared.target.model_name)
+        cheaper, figures = raw_decision(
+            rule, raw_forward, prepared.forwarded, previous, prepared.counter
+        )
+        prepared.cache["decision"] = figures
+        if cheaper:
+            # The managed context was computed and not sent: recorded as a shadow.
+            prepared.shadow, prepared.assembled = managed, None
+            prepared.forwarded = raw_forward
+            prepared.context_tokens = prepared.raw_tokens
+
+    def _add_cache_hints(self, prepared: Prepared) -> None:
+        """cache_control breakpoints (Anthropic family) or prompt_cache_key (OpenAI)."""
+        rule = self.cache_rule(prepared.target.model_name)
+        # Where the lead's cache-stable layout says the stable prefix ends (else None:
+        # all but the current input).
+        stable_upto = getattr(prepared.assembled, "stable_upto", None)
+        messages, extra, record = cache_hints(
+            self.settings.memory.cache,
+            rule,
+            prepared.forwarded,
+            prepared.req.params,
+            prepared.session_id,
+            stable_upto if isinstance(stable_upto, int) else None,
+        )
+        if messages is not prepared.forwarded or extra:
+            prepared.unhinted = prepared.forwarded
+        prepared.forwarded = messages
+        prepared.extra_params.update(extra)
+        if record:
+            prepared.cache["hints"] = record
+
+    def _cache_bill(self, prepared: Prepared, outcome: Outcome) -> dict[str, Any] | None:
+        """The request's cache usage, priced (None: the provider reported no usage)."""
+        usage = cache_usage(outcome.usage)
+        if usage is None:
+            return None
+        route = outcome.extra.get("upstream")
+        model = route.get("model") if isinstance(route, dict) else None
+        name = model if isinstance(model, str) and model else prepared.target.model_name
+        try:
+            rule = self.cache_rule(name)
+        except ProxyError:
+            name, rule = prepared.target.model_name, self.cache_rule(prepared.target.model_name)
+        return bill(usage, rule, prices_from(self.upstream.price_info(name), rule))
 
     async def _assemble_managed(
         self, prepared: Prepared, items: list[MemoryItem]
@@ -667,6 +766,10 @@ class Pipeline:
         compare = outcome.extra.pop("compare_task", None)
         if compare is not None:
             outcome.extra["compare"] = await compare
+        cache_bill = self._cache_bill(prepared, outcome)
+        if cache_bill is not None:
+            prepared.cache.update(cache_bill)
+            self.metrics.observe_cache(prepared.mode, cache_bill)
         self.metrics.observe(
             mode=prepared.mode,
             status=outcome.status,
@@ -797,6 +900,8 @@ class Pipeline:
             "cost": outcome.cost,
             **outcome.extra,
         }
+        if prepared.cache:
+            record["cache"] = prepared.cache
         if prepared.lifecycle:
             record["lifecycle"] = prepared.lifecycle
         if prepared.user is not None:
@@ -834,13 +939,21 @@ class Pipeline:
             ),
             proxy_ms=prepared.proxy_ms,
             upstream_ms=outcome.upstream_ms,
+            prompt_tokens=prepared.cache.get("prompt_tokens"),
+            cached_tokens=prepared.cache.get("cached_tokens"),
+            cache_write_tokens=prepared.cache.get("written_tokens"),
+            input_cost=prepared.cache.get("input_cost"),
         )
 
     # --- non-streaming ----------------------------------------------------------------
 
     async def complete(self, prepared: Prepared) -> Response:
         call = self.upstream.build_call(
-            prepared.target, prepared.forwarded, prepared.req.params, stream=False
+            prepared.target,
+            prepared.forwarded,
+            prepared.params,
+            stream=False,
+            **prepared.call_args(),
         )
         compare = self.start_compare(prepared)
         extra: dict[str, Any] = {"compare_task": compare} if compare is not None else {}

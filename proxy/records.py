@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,7 +64,8 @@ def serialised(message: dict[str, Any]) -> str:
     return f"<{message.get('role', '')}>{text}</>"
 
 
-def _common_chars(a: str, b: str) -> int:
+def common_chars(a: str, b: str) -> int:
+    """Length of the longest common prefix of two texts (binary search, C compares)."""
     n = min(len(a), len(b))
     if a[:n] == b[:n]:
         return n
@@ -76,6 +77,22 @@ def _common_chars(a: str, b: str) -> int:
         else:
             hi = mid
     return lo
+
+
+def shared_prefix_tokens(
+    previous: Iterable[str], texts: Sequence[str], sizes: Sequence[int], count: Callable[[str], int]
+) -> int:
+    """Tokens at the start of a prompt (its serialised messages `texts`, of `sizes`
+    tokens) that repeat the prompt `previous`: whole equal messages, then the
+    common leading text of the first that differs."""
+    same = 0
+    for i, (prior, text) in enumerate(zip(previous, texts, strict=False)):
+        if prior == text:
+            same += sizes[i]
+            continue
+        same += count(text[: common_chars(prior, text)])
+        break
+    return same
 
 
 def prefix_share(
@@ -98,12 +115,5 @@ def prefix_share(
     total = sum(sizes)
     if not total:
         return 0.0
-    same = 0
-    for i, (before, text) in enumerate(zip(previous, texts, strict=False)):
-        prior = serialised(before)
-        if prior == text:
-            same += sizes[i]
-            continue
-        same += count(text[: _common_chars(prior, text)])
-        break
+    same = shared_prefix_tokens((serialised(m) for m in previous), texts, sizes, count)
     return min(1.0, same / total)

@@ -5,9 +5,12 @@ answers deterministically (an echo, a tool call when tools are offered, or a
 scripted reply keyed by the last user/tool message), serves `/v1/embeddings`
 with vectors that carry real similarity (`embed_text`), and injects faults on
 demand: an HTTP status (with Retry-After), a delay, a reset connection, or a
-stream cut mid-way. For streams it records how each one ended (`stream_end`),
-so a test can see that a client's disconnect reached the provider. It runs in
-a background thread with its own event loop.
+stream cut mid-way. It keeps a prompt cache as providers do (`PromptCache`) and
+reports `usage.prompt_tokens_details.cached_tokens` (or, with
+`usage_style = "anthropic"`, Anthropic's cache read / write fields as well).
+For streams it records how each one ended (`stream_end`), so a test can see
+that a client's disconnect reached the provider. It runs in a background
+thread with its own event loop.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import threading
 import time
 import unicodedata
 from array import array
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +38,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from policies.cache_pricing import RULES, CacheRule, cached_prefix
+from proxy.records import common_chars as _common_chars
+from proxy.records import serialised
 from proxy.tokens import TokenCounter
 
 Reply = dict[str, Any]  # an assistant message: {"content": ...} or {"tool_calls": [...]}
@@ -72,6 +78,10 @@ class StubState:
     script: dict[str, Reply] = field(default_factory=dict)
     responder: Callable[[dict[str, Any]], Reply | None] | None = None
     chunk_delay_s: float = 0.0
+    # "openai": cached_tokens only; "anthropic": cache_read_input_tokens and
+    # cache_creation_input_tokens too (as litellm's Anthropic usage carries them).
+    usage_style: str = "openai"
+    cache: PromptCache = field(default_factory=lambda: PromptCache())
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -114,7 +124,84 @@ def _text(content: Any) -> str:
     return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
 
 
-def _usage(body: dict[str, Any], reply: Reply) -> dict[str, int]:
+def prompt_texts(body: dict[str, Any]) -> list[str]:
+    """A request's prompt as a provider caches it: the tools first, then each message
+    serialised (role, content, tool calls), so equal prompts give equal texts."""
+    texts = []
+    if body.get("tools"):
+        texts.append("<tools>" + json.dumps(body["tools"], sort_keys=True, ensure_ascii=False))
+    texts += [serialised(m) for m in body.get("messages") or [] if isinstance(m, dict)]
+    return texts
+
+
+class PromptCache:
+    """The prompts a provider has cached, as an index of their prefixes.
+
+    Every whole-message prefix of every prompt seen (per model) is kept under a
+    hash of its texts, with its size in tokens and the next text of the latest
+    prompt that continued it; a lookup walks the new prompt's prefixes until one
+    is not cached, then counts the text it shares with that next message. The
+    cost is one hash per message, however many prompts are cached (the least
+    recently used prefixes go first past `max_prefixes`).
+    """
+
+    def __init__(self, max_prefixes: int = 100_000) -> None:
+        self._prefixes: OrderedDict[int, tuple[int, str | None]] = OrderedDict()
+        self._max = max_prefixes
+        self._lock = threading.Lock()
+
+    def lookup_and_add(
+        self,
+        model: str,
+        texts: list[str],
+        prompt_tokens: int,
+        count: Callable[[str], int] | None = None,
+        rule: CacheRule = RULES["openai"],
+    ) -> int:
+        """Tokens of this prompt a provider serves from its cache (0 for a fresh
+        prompt or one under the rule's minimum; else the shared prefix rounded down
+        to the rule's blocks); then the prompt is cached for the next ones."""
+        count = count or _counter()
+        # Python's own hash of (previous key, text): one C pass over each text (a
+        # 64-bit collision would only misreport a test's cached tokens).
+        keys, key = [], hash(model)
+        for text in texts:
+            key = hash((key, text))
+            keys.append(key)
+        with self._lock:
+            known: list[int] = []  # tokens through each cached prefix
+            following = None
+            for key in keys:
+                found = self._prefixes.get(key)
+                if found is None:
+                    break
+                known.append(found[0])
+                following = found[1]
+            matched = len(known)
+            whole = known[-1] if known else 0
+            shared = whole
+            if following is not None and matched < len(texts):
+                shared += count(texts[matched][: _common_chars(following, texts[matched])])
+            # Only the texts past the cached prefix are counted (usually the new turns).
+            total = whole
+            for i, key in enumerate(keys):
+                if i < matched:
+                    through = known[i]
+                else:
+                    total += count(texts[i])
+                    through = total
+                self._prefixes[key] = (through, texts[i + 1] if i + 1 < len(texts) else None)
+                self._prefixes.move_to_end(key)
+            while len(self._prefixes) > self._max:
+                self._prefixes.popitem(last=False)
+        return min(prompt_tokens, cached_prefix(prompt_tokens, shared, rule))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._prefixes.clear()
+
+
+def _usage(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     """Usage counted as a provider would (cl100k, 4 tokens of framing per
     message), so costs computed from it compare fairly across prompts."""
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
@@ -271,10 +358,12 @@ class _Handler:
         body, fault, recorded = received
         reply = self._reply_for(body)
         model = body.get("model", "stub")
+        usage = self._usage(body, reply, str(model))
         if body.get("stream"):
             cut = fault.cut_after_chunks if fault else None
             return StreamingResponse(
-                self._stream(body, reply, model, cut, recorded), media_type="text/event-stream"
+                self._stream(body, reply, model, cut, recorded, usage),
+                media_type="text/event-stream",
             )
         finish = "tool_calls" if reply.get("tool_calls") else "stop"
         message = {"role": "assistant", "content": reply.get("content")}
@@ -287,9 +376,21 @@ class _Handler:
                 "created": int(time.time()),
                 "model": model,
                 "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                "usage": _usage(body, reply),
+                "usage": usage,
             }
         )
+
+    def _usage(self, body: dict[str, Any], reply: Reply, model: str) -> dict[str, Any]:
+        """The answer's usage, the prompt looked up in (then added to) the prompt cache."""
+        usage = _usage(body, reply)
+        prompt = usage["prompt_tokens"]
+        cached = self.state.cache.lookup_and_add(model, prompt_texts(body), prompt)
+        usage["prompt_tokens_details"] = {"cached_tokens": cached}
+        if self.state.usage_style == "anthropic":
+            # Anthropic's cache: the shared prefix is read, the rest of the prompt written.
+            usage["cache_read_input_tokens"] = cached
+            usage["cache_creation_input_tokens"] = prompt - cached
+        return usage
 
     async def _stream(
         self,
@@ -298,9 +399,10 @@ class _Handler:
         model: str,
         cut: int | None,
         recorded: RecordedRequest,
+        usage: dict[str, Any],
     ) -> AsyncIterator[bytes]:
         try:
-            async for part in self._chunks(body, reply, model, cut):
+            async for part in self._chunks(body, reply, model, cut, usage):
                 yield part
             recorded.stream_end = "done"
         except _Cut:
@@ -311,7 +413,12 @@ class _Handler:
                 recorded.stream_end = "closed"
 
     async def _chunks(
-        self, body: dict[str, Any], reply: Reply, model: str, cut: int | None
+        self,
+        body: dict[str, Any],
+        reply: Reply,
+        model: str,
+        cut: int | None,
+        usage: dict[str, Any],
     ) -> AsyncIterator[bytes]:
         base = {
             "id": f"chatcmpl-stub{len(self.state.received)}",
@@ -338,8 +445,8 @@ class _Handler:
         last = {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}
         yield f"data: {json.dumps(last)}\n\n".encode()
         if (body.get("stream_options") or {}).get("include_usage"):
-            usage = {**base, "choices": [], "usage": _usage(body, reply)}
-            yield f"data: {json.dumps(usage)}\n\n".encode()
+            last_chunk = {**base, "choices": [], "usage": usage}
+            yield f"data: {json.dumps(last_chunk)}\n\n".encode()
         yield b"data: [DONE]\n\n"
 
     async def models(self, request: Request) -> Response:
@@ -420,6 +527,8 @@ class StubUpstream:
             self.state.script.clear()
             self.state.responder = None
             self.state.chunk_delay_s = 0.0
+            self.state.usage_style = "openai"
+        self.state.cache.clear()
 
     def __enter__(self) -> StubUpstream:
         return self.start()

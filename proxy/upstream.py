@@ -139,6 +139,7 @@ class Upstream:
         self.retry_policy = RetryPolicy.from_settings(settings)
         self._litellm: Any = None
         self._loader: threading.Thread | None = None
+        self._price_info: dict[str, dict[str, Any]] = {}
         self.secrets = [
             str(entry.litellm_params[key])
             for entry in settings.model_list
@@ -225,6 +226,40 @@ class Upstream:
         except Exception:
             return ""
 
+    def provider(self, target: Target) -> str:
+        """litellm's provider of a routed model ("openai", "anthropic", "bedrock", …)."""
+        return self._provider(target)
+
+    # Price keys a model_list entry may set itself (litellm's custom pricing names).
+    _PRICE_KEYS = (
+        "input_cost_per_token",
+        "output_cost_per_token",
+        "cache_read_input_token_cost",
+        "cache_creation_input_token_cost",
+    )
+
+    def price_info(self, model_name: str) -> dict[str, Any]:
+        """A model's per-token prices: litellm's cost map, then the entry's own figures
+        (litellm_params / model_info). Empty for a model without a price."""
+        if model_name in self._price_info:
+            return self._price_info[model_name]
+        info: dict[str, Any] = {}
+        try:
+            target = self.resolve(model_name)
+        except ProxyError:
+            return info
+        try:
+            found = self.litellm.get_model_info(target.provider_model)
+            info = {k: found.get(k) for k in self._PRICE_KEYS if found.get(k) is not None}
+        except Exception:  # unknown model: only the entry's own figures
+            info = {}
+        entry = self.settings.find_model(model_name)
+        if entry is not None:
+            for source in (entry.model_info, entry.litellm_params):
+                info.update({k: source[k] for k in self._PRICE_KEYS if source.get(k) is not None})
+        self._price_info[model_name] = info
+        return info
+
     def build_call(
         self,
         target: Target,
@@ -233,8 +268,13 @@ class Upstream:
         stream: bool,
         *,
         fallbacks: bool = True,
+        fallback_messages: list[dict[str, Any]] | None = None,
+        fallback_params: dict[str, Any] | None = None,
     ) -> Call:
-        """litellm's arguments for `target`, with a call per configured fallback entry."""
+        """litellm's arguments for `target`, with a call per configured fallback entry.
+
+        `fallback_*`: what the fallbacks get instead (the prompt without the cache
+        hints meant for `target`'s provider); by default the same."""
         server = self.settings.server
         httpx_timeout = _timeout(server.request_timeout_s, server.connect_timeout_s)
         call: dict[str, Any] = {
@@ -266,7 +306,13 @@ class Upstream:
         if fallbacks:
             for name in self.settings.fallbacks_for(target.model_name):
                 backups.append(
-                    self.build_call(self.resolve(name), messages, params, stream, fallbacks=False)
+                    self.build_call(
+                        self.resolve(name),
+                        messages if fallback_messages is None else fallback_messages,
+                        params if fallback_params is None else fallback_params,
+                        stream,
+                        fallbacks=False,
+                    )
                 )
         return Call(target.model_name, call, backups)
 

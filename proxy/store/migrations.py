@@ -191,6 +191,23 @@ M005_LONG_TERM_VECTORS = Migration(
     ),
 )
 
+M006_REQUEST_CACHE = Migration(
+    "006_request_cache",
+    (
+        # The bill under prompt caching (issue #18): what the provider reported
+        # reading from and writing to its prompt cache, and the input priced
+        # with it, so the A/B report sums them without reading the records.
+        "-- input tokens the provider reported (cached and written included)\n"
+        "ALTER TABLE requests ADD COLUMN prompt_tokens INTEGER",
+        "-- of those, read from the provider's prompt cache (billed at its discount)\n"
+        "ALTER TABLE requests ADD COLUMN cached_tokens INTEGER",
+        "-- of those, written to the prompt cache (Anthropic: billed at 125 %)\n"
+        "ALTER TABLE requests ADD COLUMN cache_write_tokens INTEGER",
+        "-- USD of the input with cache prices (null: the model has no price)\n"
+        "ALTER TABLE requests ADD COLUMN input_cost DOUBLE PRECISION",
+    ),
+)
+
 # The ordered list. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     M001_INITIAL,
@@ -198,6 +215,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     M003_LONG_TERM,
     M004_SESSION_VERSION,
     M005_LONG_TERM_VECTORS,
+    M006_REQUEST_CACHE,
 )
 
 # Any constant: replicas starting together on a blank PostgreSQL database take

@@ -946,6 +946,10 @@ class Store(LongTermRows):
             t.requests.c.context_tokens,
             t.requests.c.proxy_ms,
             t.requests.c.upstream_ms,
+            t.requests.c.prompt_tokens,
+            t.requests.c.cached_tokens,
+            t.requests.c.cache_write_tokens,
+            t.requests.c.input_cost,
             cost.label("cost"),
         )
         async with self._connect() as conn:
@@ -978,6 +982,10 @@ def _arm_stats(mode: str, facts: Sequence[dict[str, Any]]) -> dict[str, Any]:
     costs = [float(f["cost"]) for f in facts if f["cost"] is not None]
     raw = sum(f["raw_tokens"] for f in facts)
     forwarded = sum(f["context_tokens"] for f in facts)
+    # Prompt caching: what the provider reported, over the requests that reported it.
+    prompt = sum(f.get("prompt_tokens") or 0 for f in facts)
+    cached = sum(f.get("cached_tokens") or 0 for f in facts)
+    input_costs = [float(f["input_cost"]) for f in facts if f.get("input_cost") is not None]
     return {
         "mode": mode,
         "requests": len(facts),
@@ -986,6 +994,11 @@ def _arm_stats(mode: str, facts: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "forwarded_tokens": forwarded,
         "forwarded_ratio": round(forwarded / raw, 4) if raw else None,
         "cost": round(sum(costs), 6) if costs else None,
+        "input_tokens": prompt,
+        "cached_tokens": cached,
+        "cache_write_tokens": sum(f.get("cache_write_tokens") or 0 for f in facts),
+        "cached_share": round(cached / prompt, 4) if prompt else None,
+        "input_cost": round(sum(input_costs), 6) if input_costs else None,
         "latency_p50_ms": _percentile(latencies, 0.50),
         "latency_p95_ms": _percentile(latencies, 0.95),
         "errors": sum(1 for f in facts if f["status"] >= 400),

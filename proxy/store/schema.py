@@ -103,6 +103,10 @@ requests = Table(
     Column("proxy_ms", Float),
     Column("upstream_ms", Float),
     Column("record_json", Text, nullable=False),
+    Column("prompt_tokens", Integer),
+    Column("cached_tokens", Integer),
+    Column("cache_write_tokens", Integer),
+    Column("input_cost", Float),
 )
 
 long_term_items = Table(
