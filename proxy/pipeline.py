@@ -493,16 +493,20 @@ class Pipeline:
     def _add_cache_hints(self, prepared: Prepared) -> None:
         """cache_control breakpoints (Anthropic family) or prompt_cache_key (OpenAI)."""
         rule = self.cache_rule(prepared.target.model_name)
-        # Where the lead's cache-stable layout says the stable prefix ends (else None:
-        # all but the current input).
-        stable_upto = getattr(prepared.assembled, "stable_upto", None)
+        # Where the layout says the stable prefix ends (the backbone: system, frozen
+        # and recent turns; else None: all but the current input).
+        stable = prepared.assembled.stable_messages if prepared.assembled is not None else None
+        forwarded_is_managed = (
+            prepared.assembled is not None and prepared.forwarded is prepared.assembled.messages
+        )
+        stable_upto = stable - 1 if stable and forwarded_is_managed else None
         messages, extra, record = cache_hints(
             self.settings.memory.cache,
             rule,
             prepared.forwarded,
             prepared.req.params,
             prepared.session_id,
-            stable_upto if isinstance(stable_upto, int) else None,
+            stable_upto,
         )
         if messages is not prepared.forwarded or extra:
             prepared.unhinted = prepared.forwarded
