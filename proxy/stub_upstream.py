@@ -35,6 +35,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from proxy.stub_passthrough import StubFiles, passthrough_routes
 from proxy.tokens import TokenCounter
 
 Reply = dict[str, Any]  # an assistant message: {"content": ...} or {"tool_calls": [...]}
@@ -73,6 +74,7 @@ class StubState:
     responder: Callable[[dict[str, Any]], Reply | None] | None = None
     chunk_delay_s: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    files: StubFiles = field(default_factory=StubFiles)  # files and batches (pass-through)
 
 
 def _last_prompt_text(body: dict[str, Any]) -> str:
@@ -191,6 +193,31 @@ async def _reset_body() -> AsyncIterator[bytes]:
     yield b""  # pragma: no cover - makes this an async generator
 
 
+async def _body_of(request: Request, raw: bytes) -> dict[str, Any]:
+    """JSON, or a multipart form (an upload as its name, size, type and bytes), or {}."""
+    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+        body: dict[str, Any] = {}
+        async with request.form() as form:
+            for key, value in form.multi_items():
+                if isinstance(value, str):
+                    body[key] = value
+                    continue
+                content = await value.read()
+                body[key] = {
+                    "filename": value.filename,
+                    "bytes": len(content),
+                    "content_type": value.content_type,
+                    "content": content,
+                }
+        return body
+    if not raw:
+        return {}
+    parsed = json.loads(raw)
+    if not isinstance(parsed, dict):
+        raise ValueError("not an object")
+    return parsed
+
+
 class _Handler:
     def __init__(self, state: StubState) -> None:
         self.state = state
@@ -209,7 +236,7 @@ class _Handler:
         """Record the request and take its fault: a Response when the fault answers."""
         raw = await request.body()
         try:
-            body = json.loads(raw)
+            body = await _body_of(request, raw)
         except ValueError:
             return JSONResponse({"error": {"message": "bad json"}}, status_code=400)
         recorded = RecordedRequest(request.url.path, dict(request.headers), body, raw, time.time())
@@ -355,6 +382,7 @@ def build_stub_app(state: StubState) -> Starlette:
             Route("/v1/models", handler.models, methods=["GET"]),
             Route("/v1/embeddings", handler.embeddings, methods=["POST"]),
             Route("/embeddings", handler.embeddings, methods=["POST"]),
+            *passthrough_routes(handler),
         ]
     )
 
@@ -420,6 +448,7 @@ class StubUpstream:
             self.state.script.clear()
             self.state.responder = None
             self.state.chunk_delay_s = 0.0
+            self.state.files.clear()
 
     def __enter__(self) -> StubUpstream:
         return self.start()

@@ -191,6 +191,16 @@ M005_LONG_TERM_VECTORS = Migration(
     ),
 )
 
+M006_REQUEST_ROUTE = Migration(
+    "006_request_route",
+    (
+        # Pass-through routes (embeddings, files, ...) are recorded too; the
+        # records written before them were all chat completions.
+        "-- API route of the request (/v1/embeddings, ...): records of all routes share the table\n"
+        "ALTER TABLE requests ADD COLUMN route TEXT NOT NULL DEFAULT '/v1/chat/completions'",
+    ),
+)
+
 # The ordered list. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     M001_INITIAL,
@@ -198,6 +208,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     M003_LONG_TERM,
     M004_SESSION_VERSION,
     M005_LONG_TERM_VECTORS,
+    M006_REQUEST_ROUTE,
 )
 
 # Any constant: replicas starting together on a blank PostgreSQL database take

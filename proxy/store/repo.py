@@ -947,7 +947,7 @@ class Store(LongTermRows):
             t.requests.c.proxy_ms,
             t.requests.c.upstream_ms,
             cost.label("cost"),
-        )
+        ).where(t.requests.c.mode != "passthrough")  # embeddings, files...: no A/B arm
         async with self._connect() as conn:
             rows = (await conn.execute(query)).all()
         return [dict(r._mapping) for r in rows]

@@ -103,6 +103,7 @@ requests = Table(
     Column("proxy_ms", Float),
     Column("upstream_ms", Float),
     Column("record_json", Text, nullable=False),
+    Column("route", Text, nullable=False),
 )
 
 long_term_items = Table(
