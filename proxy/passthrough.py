@@ -17,6 +17,7 @@ error object; litellm having no call for a route answers 501 naming it.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -53,6 +54,7 @@ class PassRoute:
     core: frozenset[str] | None = None
     answer: Answer = "json"
     streams: bool = False  # `stream: true` is honoured (completions)
+    required: tuple[str, ...] = ()  # missing: a 400 here, not a failure inside litellm
 
     @property
     def label(self) -> str:
@@ -64,42 +66,71 @@ def _core(*names: str) -> frozenset[str]:
 
 
 PASS_ROUTES: tuple[PassRoute, ...] = (
-    PassRoute("POST", "/v1/embeddings", "aembedding", core=_core("input", "encoding_format")),
+    PassRoute(
+        "POST",
+        "/v1/embeddings",
+        "aembedding",
+        core=_core("input", "encoding_format"),
+        required=("model", "input"),
+    ),
     PassRoute(
         "POST",
         "/v1/completions",
         "atext_completion",
         core=_core("prompt", "stream", "stream_options"),
+        required=("model", "prompt"),
         streams=True,
     ),
-    PassRoute("POST", "/v1/moderations", "amoderation", core=_core("input")),
-    PassRoute("POST", "/v1/images/generations", "aimage_generation", core=_core("prompt")),
-    PassRoute("POST", "/v1/images/edits", "aimage_edit", body="form"),
-    PassRoute("POST", "/v1/images/variations", "aimage_variation", body="form"),
     PassRoute(
-        "POST", "/v1/audio/transcriptions", "atranscription", body="form", answer="transcript"
+        "POST", "/v1/moderations", "amoderation", core=_core("input"), required=("model", "input")
+    ),
+    PassRoute(
+        "POST",
+        "/v1/images/generations",
+        "aimage_generation",
+        core=_core("prompt"),
+        required=("model", "prompt"),
+    ),
+    PassRoute("POST", "/v1/images/edits", "aimage_edit", "form", required=("model", "image")),
+    PassRoute(
+        "POST", "/v1/images/variations", "aimage_variation", "form", required=("model", "image")
+    ),
+    PassRoute(
+        "POST",
+        "/v1/audio/transcriptions",
+        "atranscription",
+        "form",
+        answer="transcript",
+        required=("model", "file"),
     ),
     # litellm has no translation call (yet): this route answers 501 until it has.
-    PassRoute("POST", "/v1/audio/translations", "atranslation", body="form", answer="transcript"),
-    PassRoute("POST", "/v1/audio/speech", "aspeech", answer="bytes"),
-    PassRoute("POST", "/v1/files", "acreate_file", body="form", by_model=False),
-    PassRoute("GET", "/v1/files", "afile_list", body="none", by_model=False),
-    PassRoute("GET", "/v1/files/{file_id}", "afile_retrieve", body="none", by_model=False),
-    PassRoute("DELETE", "/v1/files/{file_id}", "afile_delete", body="none", by_model=False),
     PassRoute(
-        "GET",
-        "/v1/files/{file_id}/content",
-        "afile_content",
-        body="none",
-        by_model=False,
-        answer="bytes",
+        "POST",
+        "/v1/audio/translations",
+        "atranslation",
+        "form",
+        answer="transcript",
+        required=("model", "file"),
     ),
-    PassRoute("POST", "/v1/batches", "acreate_batch", by_model=False),
-    PassRoute("GET", "/v1/batches", "alist_batches", body="none", by_model=False),
-    PassRoute("GET", "/v1/batches/{batch_id}", "aretrieve_batch", body="none", by_model=False),
     PassRoute(
-        "POST", "/v1/batches/{batch_id}/cancel", "acancel_batch", body="none", by_model=False
+        "POST", "/v1/audio/speech", "aspeech", answer="bytes", required=("model", "input", "voice")
     ),
+    PassRoute("POST", "/v1/files", "acreate_file", "form", False, required=("file", "purpose")),
+    PassRoute("GET", "/v1/files", "afile_list", "none", False),
+    PassRoute("GET", "/v1/files/{file_id}", "afile_retrieve", "none", False),
+    PassRoute("DELETE", "/v1/files/{file_id}", "afile_delete", "none", False),
+    PassRoute("GET", "/v1/files/{file_id}/content", "afile_content", "none", False, answer="bytes"),
+    PassRoute(
+        "POST",
+        "/v1/batches",
+        "acreate_batch",
+        "json",
+        False,
+        required=("input_file_id", "endpoint", "completion_window"),
+    ),
+    PassRoute("GET", "/v1/batches", "alist_batches", "none", False),
+    PassRoute("GET", "/v1/batches/{batch_id}", "aretrieve_batch", "none", False),
+    PassRoute("POST", "/v1/batches/{batch_id}/cancel", "acancel_batch", "none", False),
 )
 
 # Query parameters that are numbers in OpenAI's API (forms and queries arrive as text).
@@ -160,6 +191,11 @@ async def _fields(request: Request, spec: PassRoute, settings: Settings) -> dict
                 raise ProxyError(400, "request body must be a JSON object", code="invalid_json")
             fields.update(body)
     fields.update(request.path_params)
+    for name in spec.required:
+        if fields.get(name) in (None, ""):
+            raise ProxyError(
+                400, f"you must provide a {name} parameter", param=name, code="missing"
+            )
     return fields
 
 
@@ -168,8 +204,6 @@ async def _fields(request: Request, spec: PassRoute, settings: Settings) -> dict
 
 def _model_target(services: Services, fields: dict[str, Any]) -> Target:
     model = fields.pop("model", None)
-    if model is None:
-        raise ProxyError(400, "you must provide a model parameter", param="model", code="missing")
     if not isinstance(model, str) or not model:
         raise ProxyError(400, "model must be a non-empty string", param="model")
     return services.upstream.resolve(model)
@@ -377,9 +411,43 @@ def _endpoint(spec: PassRoute) -> Any:
     return endpoint
 
 
+def _openapi(spec: PassRoute) -> dict[str, Any]:
+    """What the schema says the route takes (the handler reads the request itself):
+    its path parameters and, loosely, its body; anything else is passed on."""
+    described: dict[str, Any] = {
+        "parameters": [
+            {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+            for name in re.findall(r"{(\w+)}", spec.path)
+        ]
+    }
+    if spec.body != "none":
+        properties = {
+            name: {"type": "string", "format": "binary"}
+            if spec.body == "form" and name in ("file", "image")
+            else {"type": "string"}
+            for name in spec.required
+        }
+        kind = "multipart/form-data" if spec.body == "form" else "application/json"
+        described["requestBody"] = {
+            "required": True,
+            "content": {
+                kind: {
+                    "schema": {
+                        "type": "object",
+                        "required": list(spec.required),
+                        "properties": properties,
+                    }
+                }
+            },
+        }
+    return described
+
+
 for _spec in PASS_ROUTES:
     _handler = _endpoint(_spec)
-    router.add_api_route(_spec.path, _handler, methods=[_spec.method])
+    router.add_api_route(
+        _spec.path, _handler, methods=[_spec.method], openapi_extra=_openapi(_spec)
+    )
     router.add_api_route(
         _spec.path.removeprefix("/v1"), _handler, methods=[_spec.method], include_in_schema=False
     )

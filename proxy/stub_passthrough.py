@@ -31,6 +31,11 @@ PNG_1X1_B64 = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
 )
 _CATEGORIES = ("harassment", "hate", "self-harm", "sexual", "violence")
+# What OpenAI accepts (and refuses otherwise, with a 400).
+_PURPOSES = frozenset({"assistants", "batch", "fine-tune", "vision", "user_data", "evals"})
+_BATCH_ENDPOINTS = frozenset(
+    {"/v1/responses", "/v1/chat/completions", "/v1/embeddings", "/v1/completions"}
+)
 
 
 def speech_bytes(text: str, size: int = 4096) -> bytes:
@@ -165,8 +170,10 @@ class PassthroughHandler:
         if isinstance(body, Response):
             return body
         upload = body.get("file")
-        if not isinstance(upload, dict) or not body.get("purpose"):
-            return _error(400, "file and purpose are required", "file")
+        if not isinstance(upload, dict):
+            return _error(400, "file is required", "file")
+        if body.get("purpose") not in _PURPOSES:
+            return _error(400, f"purpose must be one of {sorted(_PURPOSES)}", "purpose")
         file_id = f"file-stub{next(self.store.counter)}"
         self.store.contents[file_id] = upload["content"]
         obj = {
@@ -216,6 +223,10 @@ class PassthroughHandler:
         body = await self._take(request)
         if isinstance(body, Response):
             return body
+        if body.get("endpoint") not in _BATCH_ENDPOINTS:
+            return _error(400, f"endpoint must be one of {sorted(_BATCH_ENDPOINTS)}", "endpoint")
+        if body.get("completion_window") != "24h":
+            return _error(400, "completion_window must be '24h'", "completion_window")
         file_id = body.get("input_file_id")
         if file_id not in self.store.files:
             message = f"input_file_id {file_id!r} is not an uploaded file"
