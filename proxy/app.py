@@ -64,9 +64,9 @@ def create_app(settings: Settings) -> FastAPI:
     app = FastAPI(title="memproxy", version="0.1.0", lifespan=lifespan)
     install_error_handlers(app)
     app.include_router(router)
-    app.include_router(passthrough_router)  # embeddings, files, ...: no memory work
     app.include_router(admin_router)
     app.include_router(ui_router)
+    app.include_router(passthrough_router)  # embeddings, files, ...: no memory work
     return app
 
 

@@ -16,6 +16,7 @@ error object; litellm having no call for a route answers 501 naming it.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import time
@@ -144,7 +145,8 @@ _FILE_PROVIDERS = ("openai", "azure")
 
 async def _form_fields(request: Request, raw: bytes) -> dict[str, Any]:
     """A multipart body (already read, within the size limit) as litellm's arguments:
-    an upload becomes (filename, bytes, content type); `name[]` fields become lists."""
+    an upload becomes a named in-memory file (litellm's image calls read() it, the
+    others accept it too); `name[]` fields become lists."""
 
     sent = False
 
@@ -160,7 +162,8 @@ async def _form_fields(request: Request, raw: bytes) -> dict[str, Any]:
         for key, value in form.multi_items():
             item: Any = value
             if isinstance(value, UploadFile):
-                item = (value.filename or "upload", await value.read(), value.content_type)
+                item = io.BytesIO(await value.read())
+                item.name = value.filename or "upload"
             name = key.removesuffix("[]")
             if key.endswith("[]") or name in fields:
                 previous = fields.get(name, [])

@@ -300,3 +300,17 @@ def test_served_routes_list_matches_the_app() -> None:
         for method in operations
     }
     assert real == set(SERVED_ROUTES)
+
+
+async def test_image_edit_with_several_images(proxy: Any, stub_upstream: Any) -> None:
+    png = base64.b64decode(PNG_1X1_B64)
+    edited = await proxy.client.post(
+        "/v1/images/edits",
+        data={"model": "stub", "prompt": "add a moon"},
+        files=[("image[]", ("a.png", png, "image/png")), ("image[]", ("b.png", png, "image/png"))],
+        headers=AUTH,
+    )
+    assert edited.status_code == 200, edited.text
+    assert edited.json()["data"][0]["b64_json"] == PNG_1X1_B64
+    sent = stub_upstream.received[-1]
+    assert sent.body["prompt"] == "add a moon"
