@@ -175,12 +175,19 @@ def embed_text(text: str, dimensions: int = EMBEDDING_DIMENSIONS) -> list[float]
 
 
 def _embedding_inputs(body: dict[str, Any]) -> list[str] | None:
-    """The texts to embed (None: not text, e.g. token arrays, which the stub refuses)."""
+    """The texts to embed: strings, or token arrays (cl100k, as OpenAI takes them, e.g.
+    from LangChain's length check), decoded back to text; None: neither."""
     value = body.get("input")
     if isinstance(value, str):
         return [value]
-    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+    if not isinstance(value, list) or not value:
+        return None
+    if all(isinstance(v, int) for v in value):
+        value = [value]
+    if all(isinstance(v, str) for v in value):
         return list(value)
+    if all(isinstance(v, list) and all(isinstance(t, int) for t in v) for v in value):
+        return [_counter().decode(tokens) for tokens in value]
     return None
 
 

@@ -73,6 +73,29 @@ def test_langchain_openai_embeddings(served: str, stub: Any) -> None:
     assert embedder.embed_query("river delta") == pytest.approx(vectors[0], abs=1e-6)
 
 
+def test_langchain_length_check_uses_the_bundled_tokenizer(
+    served: str, stub: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With its default length check LangChain tokenises (tiktoken) and sends token
+    arrays; pointed at the BPE files litellm ships, tiktoken downloads nothing."""
+    from langchain_openai import OpenAIEmbeddings
+
+    from proxy.tokens import bundled_tiktoken_dir
+
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(bundled_tiktoken_dir()))
+    stub.reset()
+    embedder = OpenAIEmbeddings(
+        model="stub",
+        base_url=f"{served}/v1",
+        api_key=KEY,  # type: ignore[arg-type]
+        tiktoken_model_name="text-embedding-3-small",
+        max_retries=0,
+    )
+    [vector] = embedder.embed_documents(["harbour lights"])
+    assert vector == pytest.approx(embed_text("harbour lights"), abs=1e-6)
+    assert isinstance(stub.received[-1].body["input"][0], list)  # token ids went upstream
+
+
 def test_completions_plain_and_streamed(client: openai.OpenAI) -> None:
     done = client.completions.create(model="stub", prompt="The tide", max_tokens=5)
     assert done.choices[0].text == "completion: The tide"
