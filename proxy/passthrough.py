@@ -16,6 +16,7 @@ error object; litellm having no call for a route answers 501 naming it.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import re
@@ -346,6 +347,9 @@ def _relay(services: Services, call: _Call, stream: RoutedStream) -> StreamingRe
                     usage = data["usage"]
                 yield _sse(data)
             yield b"data: [DONE]\n\n"
+        except asyncio.CancelledError:  # the client went away: the provider call is closed
+            status, error = 499, "client disconnected mid-stream"
+            raise
         except Exception as exc:
             failure = upstream.map_passthrough_error(exc, call.spec.label)
             status, error = failure.status, failure.message

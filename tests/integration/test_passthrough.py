@@ -76,7 +76,9 @@ async def test_fields_litellm_does_not_know_reach_an_openai_provider(
     assert stub_upstream.received[-1].body["vendor_knob"] == {"a": 1}
 
 
-async def test_completion_plain_and_streamed(proxy: Any, stub_upstream: Any) -> None:
+async def test_completion_plain_and_streamed(
+    proxy: Any, stub_upstream: Any, tmp_path: Path
+) -> None:
     body = {"model": "stub", "prompt": "Once upon", "max_tokens": 7}
     response = await proxy.client.post("/v1/completions", json=body, headers=AUTH)
     assert response.status_code == 200, response.text
@@ -95,6 +97,11 @@ async def test_completion_plain_and_streamed(proxy: Any, stub_upstream: Any) -> 
     assert text == "completion: Once upon"
     assert any(c.get("usage") for c in chunks)
     assert stub_upstream.received[-1].body["stream"] is True
+    await proxy.settle()
+    plain, streamed_row = records(tmp_path / "memproxy.db")
+    assert (streamed_row["route"], streamed_row["status"]) == ("/v1/completions", 200)
+    assert json.loads(streamed_row["record_json"])["usage"]["completion_tokens"] > 0
+    assert plain["raw_tokens"] > 0
 
 
 async def test_moderation_images_and_speech(proxy: Any, stub_upstream: Any) -> None:
@@ -314,3 +321,21 @@ async def test_image_edit_with_several_images(proxy: Any, stub_upstream: Any) ->
     assert edited.json()["data"][0]["b64_json"] == PNG_1X1_B64
     sent = stub_upstream.received[-1]
     assert sent.body["prompt"] == "add a moon"
+
+
+async def test_logs_show_a_pass_through_record(
+    proxy: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+
+    from proxy.inspect_cli import show_logs
+
+    done = await proxy.client.post(
+        "/v1/embeddings", json={"model": "stub", "input": "quay"}, headers=AUTH
+    )
+    await proxy.settle()
+    args = argparse.Namespace(n=5, session=None, json=False, q=None)
+    assert await show_logs(proxy.services.settings, args) == 0
+    out = capsys.readouterr().out
+    assert done.headers["x-memory-request-id"] in out
+    assert "- POST /v1/embeddings · model: `stub` · status: 200" in out
