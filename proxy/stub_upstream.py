@@ -3,7 +3,9 @@
 It records every request body it receives (the assertion point of the tests),
 answers deterministically (an echo, a tool call when tools are offered, or a
 scripted reply keyed by the last user/tool message), serves `/v1/embeddings`
-with vectors that carry real similarity (`embed_text`), and injects faults on
+with vectors that carry real similarity (`embed_text`), the other OpenAI routes
+(`proxy.stub_passthrough`: completions, moderations, images, audio, files,
+batches), and injects faults on
 demand: an HTTP status (with Retry-After), a delay, a reset connection, or a
 stream cut mid-way. For streams it records how each one ended (`stream_end`),
 so a test can see that a client's disconnect reached the provider. It runs in
