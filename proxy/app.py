@@ -12,6 +12,7 @@ from proxy.admin import router as admin_router
 from proxy.auth import Authenticator
 from proxy.config import ConfigError, Settings, load_settings
 from proxy.errors import install_error_handlers
+from proxy.passthrough import router as passthrough_router
 from proxy.pipeline import Pipeline
 from proxy.request_log import RequestLog
 from proxy.routes import router
@@ -65,6 +66,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(router)
     app.include_router(admin_router)
     app.include_router(ui_router)
+    app.include_router(passthrough_router)  # embeddings, files, ...: no memory work
     return app
 
 

@@ -83,7 +83,11 @@ def install_error_handlers(app: FastAPI) -> None:
         return exc.response()
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 404 and exc.detail == "Not Found":  # no route matched
+            from proxy.served import unknown_route  # it imports this module
+
+            return unknown_route(request)
         message = exc.detail if isinstance(exc.detail, str) else "request failed"
         return error_response(exc.status_code, message, headers=dict(exc.headers or {}))
 

@@ -140,7 +140,27 @@ def cache_notes(cache: dict[str, Any] | None) -> list[tuple[str, str]]:
 # --- logs ------------------------------------------------------------------------------
 
 
+def passthrough_markdown(row: dict[str, Any], record: dict[str, Any]) -> str:
+    """A pass-through call (embeddings, files...): no context, no content kept."""
+    usage = record.get("usage") or {}
+    cost = record.get("cost")
+    lines = [
+        f"# {when(row['created_at'])}    {row['id']}",
+        "",
+        f"- {record.get('route') or row.get('route')} · model: `{row['model']}`"
+        f" · status: {row['status']}",
+        f"- usage: {usage.get('total_tokens', '–')} tokens"
+        + (f" · cost ${cost:.6f}" if isinstance(cost, int | float) else ""),
+        "",
+    ]
+    if record.get("error"):
+        lines += ["## Error", "", str(record["error"]), ""]
+    return "\n".join(lines)
+
+
 def record_markdown(row: dict[str, Any], record: dict[str, Any]) -> str:
+    if row.get("mode") == "passthrough":
+        return passthrough_markdown(row, record)
     raw, sent = row["raw_tokens"], row["context_tokens"]
     lines = [
         f"# {when(row['created_at'])}    {row['id']}",

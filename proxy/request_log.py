@@ -23,6 +23,7 @@ log = logging.getLogger("memproxy.log")
 # A record written while the store is locked or full is retried (0.5 s, 1 s
 # later) before it is given up: "recorded when possible".
 _SAVE_TRIES = 3
+CHAT_ROUTE = "/v1/chat/completions"  # the `route` of a record that names none
 _AUTH_RE = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]+")
 
 
@@ -87,6 +88,8 @@ class RequestLog:
         blob = json.dumps(record, ensure_ascii=False, default=str)
         return {
             **columns,
+            # Every row names its route: rows of one batch must have the same keys.
+            "route": columns.get("route") or CHAT_ROUTE,
             "created_at": columns.get("created_at") or time.time(),
             "record_json": redact_text(blob, self.secrets),
         }

@@ -3,7 +3,9 @@
 It records every request body it receives (the assertion point of the tests),
 answers deterministically (an echo, a tool call when tools are offered, or a
 scripted reply keyed by the last user/tool message), serves `/v1/embeddings`
-with vectors that carry real similarity (`embed_text`), and injects faults on
+with vectors that carry real similarity (`embed_text`), the other OpenAI routes
+(`proxy.stub_passthrough`: completions, moderations, images, audio, files,
+batches), and injects faults on
 demand: an HTTP status (with Retry-After), a delay, a reset connection, or a
 stream cut mid-way. It keeps a prompt cache as providers do (`PromptCache`) and
 reports `usage.prompt_tokens_details.cached_tokens` (or, with
@@ -41,6 +43,7 @@ from starlette.routing import Route
 from policies.cache_pricing import RULES, CacheRule, cached_prefix
 from proxy.records import common_chars as _common_chars
 from proxy.records import serialised
+from proxy.stub_passthrough import StubFiles, passthrough_routes
 from proxy.tokens import TokenCounter
 
 Reply = dict[str, Any]  # an assistant message: {"content": ...} or {"tool_calls": [...]}
@@ -83,6 +86,7 @@ class StubState:
     usage_style: str = "openai"
     cache: PromptCache = field(default_factory=lambda: PromptCache())
     lock: threading.Lock = field(default_factory=threading.Lock)
+    files: StubFiles = field(default_factory=StubFiles)  # files and batches (pass-through)
 
 
 def _last_prompt_text(body: dict[str, Any]) -> str:
@@ -260,12 +264,19 @@ def embed_text(text: str, dimensions: int = EMBEDDING_DIMENSIONS) -> list[float]
 
 
 def _embedding_inputs(body: dict[str, Any]) -> list[str] | None:
-    """The texts to embed (None: not text, e.g. token arrays, which the stub refuses)."""
+    """The texts to embed: strings, or token arrays (cl100k, as OpenAI takes them, e.g.
+    from LangChain's length check), decoded back to text; None: neither."""
     value = body.get("input")
     if isinstance(value, str):
         return [value]
-    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+    if not isinstance(value, list) or not value:
+        return None
+    if all(isinstance(v, int) for v in value):
+        value = [value]
+    if all(isinstance(v, str) for v in value):
         return list(value)
+    if all(isinstance(v, list) and all(isinstance(t, int) for t in v) for v in value):
+        return [_counter().decode(tokens) for tokens in value]
     return None
 
 
@@ -276,6 +287,31 @@ class _Cut(ConnectionResetError):
 async def _reset_body() -> AsyncIterator[bytes]:
     raise ConnectionResetError("stub: injected reset")
     yield b""  # pragma: no cover - makes this an async generator
+
+
+async def _body_of(request: Request, raw: bytes) -> dict[str, Any]:
+    """JSON, or a multipart form (an upload as its name, size, type and bytes), or {}."""
+    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+        body: dict[str, Any] = {}
+        async with request.form() as form:
+            for key, value in form.multi_items():
+                if isinstance(value, str):
+                    body[key] = value
+                    continue
+                content = await value.read()
+                body[key] = {
+                    "filename": value.filename,
+                    "bytes": len(content),
+                    "content_type": value.content_type,
+                    "content": content,
+                }
+        return body
+    if not raw:
+        return {}
+    parsed = json.loads(raw)
+    if not isinstance(parsed, dict):
+        raise ValueError("not an object")
+    return parsed
 
 
 class _Handler:
@@ -296,7 +332,7 @@ class _Handler:
         """Record the request and take its fault: a Response when the fault answers."""
         raw = await request.body()
         try:
-            body = json.loads(raw)
+            body = await _body_of(request, raw)
         except ValueError:
             return JSONResponse({"error": {"message": "bad json"}}, status_code=400)
         recorded = RecordedRequest(request.url.path, dict(request.headers), body, raw, time.time())
@@ -462,6 +498,7 @@ def build_stub_app(state: StubState) -> Starlette:
             Route("/v1/models", handler.models, methods=["GET"]),
             Route("/v1/embeddings", handler.embeddings, methods=["POST"]),
             Route("/embeddings", handler.embeddings, methods=["POST"]),
+            *passthrough_routes(handler),
         ]
     )
 
@@ -528,6 +565,7 @@ class StubUpstream:
             self.state.responder = None
             self.state.chunk_delay_s = 0.0
             self.state.usage_style = "openai"
+            self.state.files.clear()
         self.state.cache.clear()
 
     def __enter__(self) -> StubUpstream:

@@ -71,6 +71,10 @@ class TokenCounter:
             self._cache.popitem(last=False)
         return n
 
+    def decode(self, tokens: list[int]) -> str:
+        """The text of a token array (the stub takes them as embedding input, as OpenAI does)."""
+        return str(self._enc_ready().decode(tokens))
+
 
 class TokenCounters:
     """One counter per encoding, shared by all requests of the app."""

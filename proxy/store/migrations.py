@@ -208,6 +208,16 @@ M006_REQUEST_CACHE = Migration(
     ),
 )
 
+M007_REQUEST_ROUTE = Migration(
+    "007_request_route",
+    (
+        # Pass-through routes (embeddings, files, ...) are recorded too; the
+        # records written before them were all chat completions.
+        "-- API route of the request (/v1/embeddings, ...): records of all routes share the table\n"
+        "ALTER TABLE requests ADD COLUMN route TEXT NOT NULL DEFAULT '/v1/chat/completions'",
+    ),
+)
+
 # The ordered list. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     M001_INITIAL,
@@ -216,6 +226,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     M004_SESSION_VERSION,
     M005_LONG_TERM_VECTORS,
     M006_REQUEST_CACHE,
+    M007_REQUEST_ROUTE,
 )
 
 # Any constant: replicas starting together on a blank PostgreSQL database take

@@ -951,7 +951,7 @@ class Store(LongTermRows):
             t.requests.c.cache_write_tokens,
             t.requests.c.input_cost,
             cost.label("cost"),
-        )
+        ).where(t.requests.c.mode != "passthrough")  # embeddings, files...: no A/B arm
         async with self._connect() as conn:
             rows = (await conn.execute(query)).all()
         return [dict(r._mapping) for r in rows]

@@ -107,6 +107,7 @@ requests = Table(
     Column("cached_tokens", Integer),
     Column("cache_write_tokens", Integer),
     Column("input_cost", Float),
+    Column("route", Text, nullable=False),
 )
 
 long_term_items = Table(
