@@ -78,7 +78,7 @@ def _part(part: Any, where: str) -> dict[str, Any]:
 
 def _message(item: Item, where: str) -> dict[str, Any]:
     role = item.get("role")
-    if role not in _ROLES:
+    if not isinstance(role, str) or role not in _ROLES:
         raise _bad(f"invalid role {role!r}", f"{where}.role")
     content = item.get("content")
     if isinstance(content, str):

@@ -25,6 +25,7 @@ from proxy.services import Services
 from proxy.wire import WireFormat
 from proxy.wire_messages import MessagesWire, messages_to_chat
 from proxy.wire_messages import error_response as anthropic_error
+from proxy.wire_openapi import MESSAGES_OPENAPI, RESPONSES_OPENAPI
 from proxy.wire_responses import (
     ResponseRequest,
     ResponseStore,
@@ -85,8 +86,8 @@ async def _run(
 # --- /v1/responses --------------------------------------------------------------------
 
 
-@router.post("/v1/responses")
-@router.post("/responses")
+@router.post("/v1/responses", openapi_extra=RESPONSES_OPENAPI)
+@router.post("/responses", openapi_extra=RESPONSES_OPENAPI)
 async def create_response(request: Request) -> Response:
     services = _services(request)
     request_id = new_id()
@@ -177,8 +178,8 @@ async def _anthropic_body(request: Request, services: Services) -> tuple[str, di
     return tenant, body, anthropic
 
 
-@router.post("/v1/messages")
-@router.post("/messages")
+@router.post("/v1/messages", openapi_extra=MESSAGES_OPENAPI)
+@router.post("/messages", openapi_extra=MESSAGES_OPENAPI)
 async def create_message(request: Request) -> Response:
     services = _services(request)
     request_id = new_id()
