@@ -226,6 +226,7 @@ def test_responses_long_history_within_budget_keeps_the_constraint(
 
 
 def test_langchain_chat_openai_on_the_responses_api(served: str, stub: Any) -> None:
+    # langchain-openai is in the dev extras (added with the pass-through routes).
     langchain_openai = pytest.importorskip("langchain_openai")
     stub.reset()
     llm = langchain_openai.ChatOpenAI(
