@@ -297,6 +297,18 @@ def test_messages_streamed(claude: anthropic.Anthropic) -> None:
     assert kinds[0] == "message_start"
     assert kinds[-2:] == ["message_delta", "message_stop"]
     assert "content_block_delta" in kinds
+    thinking: Any = {"type": "enabled", "budget_tokens": 1024}
+    with claude.messages.stream(
+        model="claude-stub",
+        max_tokens=2000,
+        thinking=thinking,
+        messages=[{"role": "user", "content": "think while streaming"}],
+    ) as stream:
+        final = stream.get_final_message()
+    assert [b.type for b in final.content] == ["thinking", "text"]
+    block = final.content[0]
+    assert block.type == "thinking"
+    assert block.signature.startswith("sig-")
 
 
 def test_messages_tool_use_round_trip(claude: anthropic.Anthropic, stub: Any) -> None:
