@@ -42,6 +42,41 @@ def _bad(message: str, param: str) -> ProxyError:
     return ProxyError(400, f"{param}: {message}", param=param, code="invalid_value")
 
 
+# A Claude answer's thinking blocks ride in its reasoning item's `encrypted_content`
+# (opaque to the client) so that they go back to Claude unchanged next turn.
+_THINKING_PREFIX = "anthropic-thinking:"
+_THINKING_KEYS = ("type", "thinking", "signature", "data")
+
+
+def pack_thinking(blocks: list[dict[str, Any]]) -> str:
+    kept = [{k: b[k] for k in _THINKING_KEYS if k in b} for b in blocks]
+    return _THINKING_PREFIX + json.dumps(kept, ensure_ascii=False)
+
+
+def unpack_thinking(item: Item) -> list[dict[str, Any]]:
+    """The thinking blocks `pack_thinking` put in a reasoning item (else none)."""
+    packed = item.get("encrypted_content")
+    if not isinstance(packed, str) or not packed.startswith(_THINKING_PREFIX):
+        return []
+    try:
+        blocks = json.loads(packed.removeprefix(_THINKING_PREFIX))
+    except ValueError:
+        return []
+    if not isinstance(blocks, list):
+        return []
+    kinds = ("thinking", "redacted_thinking")
+    return [b for b in blocks if isinstance(b, dict) and b.get("type") in kinds]
+
+
+def reasoning_item(item_id: str, text: str, thinking: list[dict[str, Any]]) -> Item:
+    item: Item = {"type": "reasoning", "id": item_id, "summary": []}
+    if text:
+        item["summary"] = [{"type": "summary_text", "text": text}]
+    if thinking:
+        item["encrypted_content"] = pack_thinking(thinking)
+    return item
+
+
 # --- request: Responses → chat ------------------------------------------------------------
 
 
@@ -99,9 +134,16 @@ def _output_text(output: Any) -> Any:
     return json.dumps(output, ensure_ascii=False)
 
 
-def items_to_chat(items: list[Item], instructions: Any = None) -> list[dict[str, Any]]:
-    """Chat messages for Responses items, tool calls kept with their outputs."""
+def items_to_chat(
+    items: list[Item], instructions: Any = None, *, keep_thinking: bool = False
+) -> list[dict[str, Any]]:
+    """Chat messages for Responses items, tool calls kept with their outputs.
+
+    `keep_thinking` (Claude upstreams): the thinking blocks packed in a reasoning
+    item go back on the assistant message after it, as litellm's `thinking_blocks`.
+    """
     chat: list[dict[str, Any]] = []
+    thinking: list[dict[str, Any]] = []
     if isinstance(instructions, str) and instructions:
         chat.append({"role": "system", "content": instructions})
     elif instructions is not None and not isinstance(instructions, str):
@@ -111,6 +153,8 @@ def items_to_chat(items: list[Item], instructions: Any = None) -> list[dict[str,
         kind = item.get("type", "message")
         if kind == "message":
             chat.append(_message(item, where))
+            if chat[-1]["role"] == "assistant" and thinking:
+                chat[-1]["thinking_blocks"], thinking = thinking, []
         elif kind == "function_call":
             if not isinstance(item.get("call_id"), str) or not isinstance(item.get("name"), str):
                 raise _bad("function_call needs string call_id and name", where)
@@ -126,13 +170,17 @@ def items_to_chat(items: list[Item], instructions: Any = None) -> list[dict[str,
                     last["content"] = None
             else:
                 chat.append({"role": "assistant", "content": None, "tool_calls": [call]})
+                if thinking:
+                    chat[-1]["thinking_blocks"], thinking = thinking, []
         elif kind == "function_call_output":
             if not isinstance(item.get("call_id"), str):
                 raise _bad("function_call_output needs a string call_id", f"{where}.call_id")
             output = _output_text(item.get("output", ""))
             chat.append({"role": "tool", "tool_call_id": item["call_id"], "content": output})
         elif kind == "reasoning":
-            continue  # kept in the stored conversation, not forwarded (module docstring)
+            # Kept in the stored conversation; forwarded only as Claude's own blocks.
+            if keep_thinking:
+                thinking += unpack_thinking(item)
         else:
             raise _bad(f"unsupported input item type {kind!r}", f"{where}.type")
     return chat
@@ -252,9 +300,10 @@ def answer_items(message: dict[str, Any], response_id: str) -> list[Item]:
     """Output items for a chat assistant message: reasoning, text, then function calls."""
     base = response_id.removeprefix("resp_")
     out: list[Item] = []
-    if message.get("reasoning_content"):
-        summary = [{"type": "summary_text", "text": message["reasoning_content"]}]
-        out.append({"type": "reasoning", "id": f"rs_{base}", "summary": summary})
+    thinking = [b for b in message.get("thinking_blocks") or () if isinstance(b, dict)]
+    if message.get("reasoning_content") or thinking:
+        text = str(message.get("reasoning_content") or "")
+        out.append(reasoning_item(f"rs_{base}", text, thinking))
     if message.get("content"):
         out.append(message_item(f"msg_{base}", str(message["content"])))
     for n, call in enumerate(message.get("tool_calls") or ()):
@@ -355,6 +404,7 @@ class ResponsesStream:
         self.output: list[Item] = []
         self.text: list[str] = []
         self.reasoning: list[str] = []
+        self.thinking: dict[int, dict[str, Any]] = {}  # Claude's blocks, by stream index
         self.open: str | None = None  # "text" | "tool:<n>" | "reasoning"
         self.calls: dict[int, dict[str, Any]] = {}
         self.finish: str | None = None
@@ -397,17 +447,21 @@ class ResponsesStream:
             )
         elif kind == "reasoning":
             text = "".join(self.reasoning)
-            item = {
-                "type": "reasoning",
-                "id": f"rs_{self.base}",
-                "summary": [{"type": "summary_text", "text": text}],
-            }
+            thinking = [self.thinking[i] for i in sorted(self.thinking)]
+            item = reasoning_item(f"rs_{self.base}", text, thinking)
             out = self._event(
                 "response.reasoning_summary_text.done",
                 item_id=item["id"],
                 output_index=index,
                 summary_index=0,
                 text=text,
+            )
+            out += self._event(
+                "response.reasoning_summary_part.done",
+                item_id=item["id"],
+                output_index=index,
+                summary_index=0,
+                part={"type": "summary_text", "text": text},
             )
         elif kind is not None:
             n = int(kind.split(":")[1])
@@ -449,6 +503,8 @@ class ResponsesStream:
             delta = choice.get("delta") or {}
             if delta.get("reasoning_content"):
                 out += self._reasoning(delta["reasoning_content"])
+            for block in delta.get("thinking_blocks") or ():
+                self._thinking(block)
             if delta.get("content"):
                 if self.open != "text":
                     out += self._open_text()
@@ -465,6 +521,12 @@ class ResponsesStream:
                 out += self._tool(call)
         return out
 
+    def _thinking(self, block: dict[str, Any]) -> None:
+        slot = self.thinking.setdefault(int(block.get("index", 0)), {"type": block.get("type")})
+        for key in ("thinking", "signature", "data"):
+            if isinstance(block.get(key), str):
+                slot[key] = slot.get(key, "") + block[key]
+
     def _reasoning(self, text: str) -> bytes:
         out = b""
         if self.open != "reasoning":
@@ -473,6 +535,13 @@ class ResponsesStream:
             item = {"type": "reasoning", "id": f"rs_{self.base}", "summary": []}
             out += self._event(
                 "response.output_item.added", output_index=len(self.output), item=item
+            )
+            out += self._event(
+                "response.reasoning_summary_part.added",
+                item_id=item["id"],
+                output_index=len(self.output),
+                summary_index=0,
+                part={"type": "summary_text", "text": ""},
             )
         self.reasoning.append(text)
         return out + self._event(

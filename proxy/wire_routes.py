@@ -110,10 +110,12 @@ async def create_response(request: Request) -> Response:
                 )
             history = _responses(request).get(tenant, previous).conversation
         items = input_items(body["input"])
+        await services.upstream.ready()
+        claude = services.upstream.anthropic_family(services.upstream.resolve(model))
         messages = [
             *items_to_chat([], body.get("instructions")),
-            *items_to_chat(history),
-            *items_to_chat(items),
+            *items_to_chat(history, keep_thinking=claude),
+            *items_to_chat(items, keep_thinking=claude),
         ]
         wire = ResponsesWire(
             ResponseRequest(body, new_response_id(), history), _responses(request), tenant, items

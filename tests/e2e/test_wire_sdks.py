@@ -235,6 +235,33 @@ def test_responses_long_history_within_budget_keeps_the_constraint(
     assert_valid_roles(forwarded)
 
 
+def test_responses_to_claude_keep_its_thinking_for_the_next_turn(
+    oai: openai.OpenAI, stub: Any
+) -> None:
+    first = oai.responses.create(
+        model="claude-stub",
+        input="ponder the tides",
+        reasoning={"effort": "low"},
+        max_output_tokens=3000,
+    )
+    reasoning = next(item for item in first.output if item.type == "reasoning")
+    assert reasoning.encrypted_content
+    assert stub.received[-1].path == "/v1/messages"  # Claude's native API
+    oai.responses.create(
+        model="claude-stub",
+        input="go on",
+        previous_response_id=first.id,
+        reasoning={"effort": "low"},
+        max_output_tokens=3000,
+    )
+    sent = stub.received[-1].body["messages"]
+    assert sent[1]["role"] == "assistant"
+    thinking = sent[1]["content"][0]
+    assert thinking["type"] == "thinking"
+    assert thinking["signature"].startswith("sig-")
+    assert thinking["signature"] in reasoning.encrypted_content
+
+
 def test_langchain_chat_openai_on_the_responses_api(served: str, stub: Any) -> None:
     # langchain-openai is in the dev extras (added with the pass-through routes).
     langchain_openai = pytest.importorskip("langchain_openai")

@@ -20,9 +20,11 @@ from proxy.wire_responses import (
     ResponsesStream,
     ResponseStore,
     ResponsesWire,
+    answer_items,
     chat_to_items,
     items_to_chat,
     request_params,
+    unpack_thinking,
 )
 
 CHAT_HISTORY: list[dict[str, Any]] = [
@@ -334,3 +336,22 @@ def test_responses_stream_events_follow_openais_order_and_store_the_response() -
     with pytest.raises(ProxyError) as caught:
         store.get("another tenant", "resp_abc")
     assert caught.value.status == 404
+
+
+def test_claude_thinking_rides_in_the_reasoning_item_and_goes_back_to_claude_only() -> None:
+    block = {"type": "thinking", "thinking": "tide tables first", "signature": "c2lnbmVk+/="}
+    message = {
+        "content": "High tide at six.",
+        "reasoning_content": "tide tables first",
+        "thinking_blocks": [{**block, "index": 0}],
+    }
+    output = answer_items(message, "resp_x")
+    assert [i["type"] for i in output] == ["reasoning", "message"]
+    assert unpack_thinking(output[0]) == [block]
+    items = [{"role": "user", "content": "tides?"}, *output, {"role": "user", "content": "and?"}]
+    to_claude = items_to_chat(items, keep_thinking=True)
+    assert to_claude[1]["thinking_blocks"] == [block]
+    assert to_claude[1]["content"] == "High tide at six."
+    assert "thinking_blocks" not in items_to_chat(items)[1]
+    foreign = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAAA"}
+    assert unpack_thinking(foreign) == []
