@@ -20,6 +20,8 @@ from proxy.services import Services
 from proxy.store.repo import Store
 from proxy.ui import router as ui_router
 from proxy.upstream import Upstream
+from proxy.wire_responses import ResponseStore
+from proxy.wire_routes import router as wire_router
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -63,7 +65,9 @@ def create_app(settings: Settings) -> FastAPI:
 
     app = FastAPI(title="memproxy", version="0.1.0", lifespan=lifespan)
     install_error_handlers(app)
+    app.state.responses = ResponseStore()  # what /v1/responses produced (previous_response_id)
     app.include_router(router)
+    app.include_router(wire_router)
     app.include_router(admin_router)
     app.include_router(ui_router)
     app.include_router(passthrough_router)  # embeddings, files, ...: no memory work

@@ -99,6 +99,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 progress=not args.json,
                 only=args.scenario or (),
                 db_path=db,
+                api=args.api,
             )
         )
     except EvalError as exc:
@@ -171,6 +172,12 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--mode", default="managed", choices=["managed", "raw"])
     ev.add_argument("--policy", default=None, help="preset: raw | window | summary_buffer | full")
     ev.add_argument("--json", action="store_true")
+    ev.add_argument(
+        "--api",
+        default="chat",
+        choices=["chat", "responses", "messages"],
+        help="wire API the replayed requests use (default: chat completions)",
+    )
     ev.add_argument(
         "--scenario", action="append", metavar="ID", help="only this scenario (repeatable)"
     )

@@ -26,6 +26,7 @@ import uvicorn
 from proxy.app import create_app
 from proxy.chat_request import message_text
 from proxy.config import settings_from_dict
+from proxy.eval_wire import APIS, wire_request
 from proxy.stub_upstream import StubUpstream
 from proxy.tokens import TokenCounter
 
@@ -142,6 +143,7 @@ async def _replay(
     mode: str,
     policy: str | None,
     app: Any = None,
+    api: str = "chat",
 ) -> ScenarioResult:
     script = scenario.script()
 
@@ -174,7 +176,8 @@ async def _replay(
         if scenario.tools:
             body["tools"] = scenario.tools
         before = len(stub.received)
-        resp = await client.post("/v1/chat/completions", json=body, headers=headers)
+        path, wire_body = wire_request(api, body)
+        resp = await client.post(path, json=wire_body, headers=headers)
         if resp.status_code != 200 or len(stub.received) == before:
             result.errors += 1
             continue
@@ -259,6 +262,7 @@ async def run_eval(
     on_records: Callable[[Scenario, list[dict[str, Any]]], None] | None = None,
     only: Sequence[str] = (),
     db_path: Path | None = None,
+    api: str = "chat",
 ) -> dict[str, Any]:
     """Replay every scenario in `directory` and score it; `on_records` gets each
     scenario's request rows (record parsed) for analyses beyond the scores.
@@ -266,7 +270,10 @@ async def run_eval(
     `only`: scenario ids to run (all when empty). `db_path`: an absolute path
     for a new SQLite file that keeps the store, request records included,
     after the run, so that `memproxy inspect` can show what each request sent
-    and why (else a temporary one; see `new_db_path`)."""
+    and why (else a temporary one; see `new_db_path`). `api`: the wire API the
+    requests go through (chat | responses | messages; `proxy.eval_wire`)."""
+    if api not in APIS:
+        raise EvalError(f"unknown api {api!r}; expected one of {', '.join(APIS)}")
     scenarios = load_scenarios(directory)
     if only:
         unknown = sorted(set(only) - {s.id for s in scenarios})
@@ -307,7 +314,7 @@ async def run_eval(
             async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
                 for scenario in _progress(scenarios, progress):
                     results.append(
-                        await _replay(client, stub, scenario, counter, mode, policy, app)
+                        await _replay(client, stub, scenario, counter, mode, policy, app, api)
                     )
                     if on_records is not None:
                         on_records(scenario, await _records(app, results[-1].request_ids))
@@ -315,7 +322,9 @@ async def run_eval(
             server.should_exit = True
             await serving
             sock.close()
-    return _report(results, mode, policy)
+    report = _report(results, mode, policy)
+    report["api"] = api
+    return report
 
 
 def _progress(scenarios: list[Scenario], show: bool) -> Any:
@@ -363,7 +372,7 @@ def inspect_hint(report: dict[str, Any], db: Path) -> str:
 
 def format_table(report: dict[str, Any]) -> str:
     head = (
-        f"mode={report['mode']} policy={report['policy']}\n"
+        f"mode={report['mode']} policy={report['policy']} api={report.get('api', 'chat')}\n"
         f"| scenario | rounds | recall | stale | over budget | final ratio | mean ratio "
         f"| mean tokens | prefix share | missed / stale |\n" + "|---" * 10 + "|"
     )

@@ -56,6 +56,7 @@ from proxy.store.faults import store_fault
 from proxy.store.repo import SessionRow, Store, StoredMessage
 from proxy.tokens import TokenCounter, TokenCounters
 from proxy.upstream import Target, Upstream
+from proxy.wire import CHAT_WIRE, WireFormat
 
 log = logging.getLogger("memproxy.pipeline")
 
@@ -951,7 +952,8 @@ class Pipeline:
 
     # --- non-streaming ----------------------------------------------------------------
 
-    async def complete(self, prepared: Prepared) -> Response:
+    async def complete(self, prepared: Prepared, wire: WireFormat = CHAT_WIRE) -> Response:
+        """Forward, store the answer, answer the client in `wire`'s format."""
         call = self.upstream.build_call(
             prepared.target,
             prepared.forwarded,
@@ -961,13 +963,15 @@ class Pipeline:
         )
         compare = self.start_compare(prepared)
         extra: dict[str, Any] = {"compare_task": compare} if compare is not None else {}
+        if wire is not CHAT_WIRE:
+            extra["wire"] = wire.name
         try:
             completion = await self.upstream.complete(call)
         except ProxyError as exc:
             if exc.route:
                 extra["upstream"] = exc.route  # retries and fallbacks tried
             self.finish(prepared, Outcome(exc.status, error=exc.message, extra=extra))
-            return exc.response(prepared.headers())
+            return wire.error(exc, prepared.headers())
         except BaseException:
             prepared.release()
             raise
@@ -980,7 +984,7 @@ class Pipeline:
                 await self.store_answer(prepared, answer)
             except ProxyError as exc:
                 self.finish(prepared, Outcome(exc.status, error=exc.message, extra=extra))
-                return exc.response(prepared.headers())
+                return wire.error(exc, prepared.headers())
             except BaseException:
                 prepared.release()
                 raise
@@ -996,7 +1000,7 @@ class Pipeline:
                 extra=extra,
             ),
         )
-        return JSONResponse(completion.body, headers=prepared.headers())
+        return JSONResponse(wire.render(completion.body), headers=prepared.headers())
 
     async def drain(self) -> None:
         """Wait for background work (tests, eval, shutdown)."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,6 +18,7 @@ from fastapi.responses import Response, StreamingResponse
 from proxy.errors import ProxyError
 from proxy.pipeline import Pipeline, Prepared
 from proxy.records import Outcome
+from proxy.wire import CHAT_WIRE, WireFormat
 
 
 class AnswerAccumulator:
@@ -64,11 +64,9 @@ class AnswerAccumulator:
         return message
 
 
-def _sse(data: dict[str, Any]) -> bytes:
-    return b"data: " + json.dumps(data, ensure_ascii=False).encode() + b"\n\n"
-
-
-async def stream_completion(pipeline: Pipeline, prepared: Prepared) -> Response:
+async def stream_completion(
+    pipeline: Pipeline, prepared: Prepared, wire: WireFormat = CHAT_WIRE
+) -> Response:
     upstream = pipeline.upstream
     call = upstream.build_call(
         prepared.target, prepared.forwarded, prepared.params, True, **prepared.call_args()
@@ -76,13 +74,15 @@ async def stream_completion(pipeline: Pipeline, prepared: Prepared) -> Response:
     started = asyncio.get_running_loop().time()
     compare = pipeline.start_compare(prepared)
     extra: dict[str, Any] = {"compare_task": compare} if compare is not None else {}
+    if wire is not CHAT_WIRE:
+        extra["wire"] = wire.name
     try:
         stream = await upstream.open_stream(call)
     except ProxyError as exc:
         if exc.route:
             extra["upstream"] = exc.route  # retries and fallbacks tried
         pipeline.finish(prepared, Outcome(exc.status, error=exc.message, extra=extra))
-        return exc.response(prepared.headers())
+        return wire.error(exc, prepared.headers())
     except BaseException:
         prepared.release()
         raise
@@ -90,6 +90,7 @@ async def stream_completion(pipeline: Pipeline, prepared: Prepared) -> Response:
 
     async def relay() -> AsyncIterator[bytes]:
         acc = AnswerAccumulator()
+        encoder = wire.stream()
         answer: dict[str, Any] | None = None
         error: str | None = None
         status = 200
@@ -97,17 +98,19 @@ async def stream_completion(pipeline: Pipeline, prepared: Prepared) -> Response:
             async for chunk in stream:
                 data = upstream.chunk_dict(chunk)
                 acc.add(data)
-                yield _sse(data)
+                events = encoder.chunk(data)
+                if events:
+                    yield events
             answer = acc.message()
             await pipeline.store_answer(prepared, answer)
-            yield b"data: [DONE]\n\n"
+            yield encoder.end(answer)
         except asyncio.CancelledError:
             error, status, answer = "client disconnected", 499, None
             raise
         except Exception as exc:
             mapped = exc if isinstance(exc, ProxyError) else upstream.map_error(exc)
             error, status, answer = mapped.message, mapped.status, None
-            yield _sse(mapped.body())
+            yield encoder.fail(mapped)
         finally:
             closer = getattr(stream, "aclose", None)
             if closer is not None:

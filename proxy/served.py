@@ -15,6 +15,12 @@ from proxy.errors import error_response
 # without the `/v1` prefix (clients whose base_url lacks it).
 SERVED_ROUTES: tuple[str, ...] = (
     "POST /v1/chat/completions",
+    "POST /v1/responses",
+    "GET /v1/responses/{response_id}",
+    "GET /v1/responses/{response_id}/input_items",
+    "DELETE /v1/responses/{response_id}",
+    "POST /v1/messages",
+    "POST /v1/messages/count_tokens",
     "GET /v1/models",
     "GET /v1/models/{model}",
     "POST /v1/embeddings",

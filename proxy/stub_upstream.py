@@ -485,6 +485,11 @@ class _Handler:
             yield f"data: {json.dumps(last_chunk)}\n\n".encode()
         yield b"data: [DONE]\n\n"
 
+    async def anthropic(self, request: Request) -> Response:
+        from proxy.stub_anthropic import anthropic_messages
+
+        return await anthropic_messages(request, self._received, self._reply_for)
+
     async def models(self, request: Request) -> Response:
         return JSONResponse({"object": "list", "data": [{"id": "stub", "object": "model"}]})
 
@@ -499,6 +504,8 @@ def build_stub_app(state: StubState) -> Starlette:
             Route("/v1/embeddings", handler.embeddings, methods=["POST"]),
             Route("/embeddings", handler.embeddings, methods=["POST"]),
             *passthrough_routes(handler),
+            # Anthropic's Messages API (litellm's native path for Anthropic-family models).
+            Route("/v1/messages", handler.anthropic, methods=["POST"]),
         ]
     )
 

@@ -36,6 +36,8 @@ _OPENAI_WIRE = frozenset({"openai", "custom_openai", "azure", "hosted_vllm", "lm
 _LITELLM_SWALLOWS = frozenset({"user", "metadata"})
 # Request fields we handle ourselves.
 _OWN_FIELDS = frozenset({"model", "messages", "stream"})
+# Providers that serve Claude models with Anthropic's message format.
+_CLAUDE_HOSTS = frozenset({"bedrock", "vertex_ai", "vertex_ai_beta", "azure_ai"})
 _SECRET_KEYS = ("api_key", "aws_secret_access_key", "vertex_credentials")
 
 
@@ -155,6 +157,8 @@ class Upstream:
             return
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         os.environ.setdefault("LITELLM_LOG", "ERROR")
+        # Else litellm fetches its Anthropic beta-header table from GitHub on first use.
+        os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
         # Typed as Any: litellm's module attributes are settings, not a typed API.
         litellm: Any = importlib.import_module("litellm")
         litellm.suppress_debug_info = True
@@ -219,6 +223,13 @@ class Upstream:
             return None
         value = info.get("max_input_tokens") if isinstance(info, dict) else None
         return int(value) if isinstance(value, int) else None
+
+    def anthropic_family(self, target: Target) -> bool:
+        """Whether litellm reaches `target` through Anthropic's Messages API (Claude)."""
+        provider = self._provider(target)
+        if provider == "anthropic":
+            return True
+        return provider in _CLAUDE_HOSTS and "claude" in target.provider_model.lower()
 
     def _provider(self, target: Target) -> str:
         try:
