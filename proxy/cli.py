@@ -143,6 +143,14 @@ def cmd_ab_report(args: argparse.Namespace) -> int:
     from proxy.inspect_cli import show_ab
 
     settings = _load(args.config)
+    if args.judge:
+        from proxy.live_cli import ab_judge
+
+        return ab_judge(args, settings)
+    judge_only = [f"--{k}" for k in ("sample", "tenant", "since", "yes") if getattr(args, k)]
+    if judge_only:
+        print(f"memproxy: {', '.join(judge_only)} only go with --judge", file=sys.stderr)
+        return 2
     return asyncio.run(show_ab(settings, args))
 
 
@@ -218,6 +226,13 @@ def build_parser() -> argparse.ArgumentParser:
     ab = sub.add_parser("ab-report", help="A/B figures per mode from the request records")
     ab.add_argument("--config", default=None)
     ab.add_argument("--json", action="store_true")
+    # Judged answers of recorded compare requests, on the user's key (docs/live-eval.md).
+    ab.add_argument("--judge", metavar="MODEL", help="judge compare answers with this model")
+    ab.add_argument("--sample", type=int, metavar="N", help="--judge: N compare requests")
+    ab.add_argument("--seed", type=int, default=0, help="--judge: the sample's seed")
+    ab.add_argument("--tenant", metavar="ID", help="--judge: only this tenant id")
+    ab.add_argument("--since", metavar="WHEN", help="--judge: 24h, 7d, 2w or an ISO date")
+    ab.add_argument("--yes", action="store_true", help="--judge: spend without asking")
     ab.set_defaults(func=cmd_ab_report)
 
     bench = sub.add_parser("bench", help="run a bench/ script (overhead, history_scaling, ...)")

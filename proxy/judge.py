@@ -16,11 +16,14 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from proxy.answers import Tokens, usage_tokens
+
+if TYPE_CHECKING:
+    from proxy.upstream import Upstream
 
 UNJUDGED = "unjudged"
 MAX_REASON_CHARS = 600
@@ -181,3 +184,16 @@ def judged_tokens(judged: Judged[Any]) -> Tokens:
     for usage in judged.usages:
         total.add(usage_tokens(usage))
     return total
+
+
+def upstream_judge(upstream: Upstream, model: str) -> JudgeCall:
+    """A judge call to a model_list model, straight to the provider (not through memory)."""
+    target = upstream.resolve(model)
+
+    async def call(messages: list[dict[str, Any]]) -> JudgeReply:
+        completion = await upstream.complete(upstream.build_call(target, messages, {}, False))
+        choices = completion.body.get("choices") or [{}]
+        message = choices[0].get("message") or {}
+        return JudgeReply(str(message.get("content") or ""), completion.usage)
+
+    return call

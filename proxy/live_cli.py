@@ -76,3 +76,59 @@ def live_eval(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 1
     return 0
+
+
+def ab_judge(args: argparse.Namespace, settings: Settings) -> int:
+    import time
+
+    from proxy.ab_judge import (
+        ABJudgeError,
+        bill_arms,
+        build_ab_report,
+        estimate_text,
+        format_ab_report,
+        judge_pairs,
+        parse_since,
+        sample,
+        select_pairs,
+    )
+    from proxy.store.repo import Store
+    from proxy.upstream import Upstream
+
+    if settings.find_model(args.judge) is None:
+        names = ", ".join(e.model_name for e in settings.model_list) or "none"
+        print(f"memproxy: --judge {args.judge!r} is not a model_list model_name (there: {names})",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    if args.sample is not None and args.sample < 1:
+        print("memproxy: --sample must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        since = parse_since(args.since, time.time()) if args.since else None
+    except ABJudgeError as exc:
+        print(f"memproxy: {exc}", file=sys.stderr)
+        return 2
+
+    async def run() -> int:
+        store = await Store.open(settings.memory.database_url)
+        try:
+            selection = await select_pairs(store, args.tenant, since)
+        finally:
+            await store.close()
+        upstream = Upstream(settings)
+        await asyncio.to_thread(upstream.load)
+        chosen = sample(selection.pairs, args.sample, args.seed)
+        if chosen and not confirm_spend(estimate_text(upstream, args.judge, chosen), yes=args.yes):
+            print("memproxy: nothing sent", file=sys.stderr)
+            return 2
+        judged = await judge_pairs(upstream, args.judge, chosen)
+        report = build_ab_report(
+            selection, judged, bill_arms(upstream, selection.pairs), args.judge
+        )
+        if args.json:
+            print(json.dumps(report, ensure_ascii=False, indent=2))
+        else:
+            print(format_ab_report(report))
+        return 0
+
+    return asyncio.run(run())

@@ -36,7 +36,14 @@ from proxy.app import create_app
 from proxy.chat_request import message_text
 from proxy.config import ModelEntry, ServerSettings, Settings
 from proxy.evaluation import EvalError, Scenario, _free_socket, format_tokens, load_scenarios
-from proxy.judge import UNJUDGED, CheckVerdict, JudgeCall, JudgeReply, check_messages, judge
+from proxy.judge import (
+    UNJUDGED,
+    CheckVerdict,
+    JudgeCall,
+    check_messages,
+    judge,
+    upstream_judge,
+)
 from proxy.judge import judged_tokens as _judged_tokens
 from proxy.stub_upstream import StubUpstream
 from proxy.tokens import TokenCounter, encoding_for_model
@@ -270,19 +277,6 @@ class LiveOutcome:
     estimate: Estimate | None = None
     stopped: str | None = None  # why the run stopped early
     cancelled: bool = False  # the estimate was not confirmed
-
-
-def upstream_judge(upstream: Upstream, model: str) -> JudgeCall:
-    """A judge call to a model_list model, straight to the provider (not through memory)."""
-    target = upstream.resolve(model)
-
-    async def call(messages: list[dict[str, Any]]) -> JudgeReply:
-        completion = await upstream.complete(upstream.build_call(target, messages, {}, False))
-        choices = completion.body.get("choices") or [{}]
-        message = choices[0].get("message") or {}
-        return JudgeReply(str(message.get("content") or ""), completion.usage)
-
-    return call
 
 
 @asynccontextmanager
