@@ -19,12 +19,11 @@ litellm's local prices) is shown and must be confirmed.
 from __future__ import annotations
 
 import asyncio
-import json
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,25 +34,32 @@ from proxy.answers import Tokens, bill, score_answer, usage_tokens
 from proxy.app import create_app
 from proxy.chat_request import message_text
 from proxy.config import ModelEntry, ServerSettings, Settings
-from proxy.evaluation import EvalError, Scenario, _free_socket, format_tokens, load_scenarios
+from proxy.evaluation import Scenario, _free_socket, load_scenarios
 from proxy.judge import (
     UNJUDGED,
     CheckVerdict,
     JudgeCall,
     check_messages,
     judge,
+    judged_tokens,
     upstream_judge,
 )
-from proxy.judge import judged_tokens as _judged_tokens
+from proxy.live_plan import (
+    ARMS,
+    Estimate,
+    LiveOptions,
+    append_result,
+    check_models,
+    estimate,
+    final_messages,
+    open_results,
+    read_results,
+    select,
+)
 from proxy.stub_upstream import StubUpstream
-from proxy.tokens import TokenCounter, encoding_for_model
 from proxy.upstream import Upstream
 
 SCRIPT_MODEL = "memproxy-eval-scripted"
-ARMS = ("raw", "managed")
-# Output tokens assumed per answer when --max-tokens does not bound them.
-ASSUMED_ANSWER_TOKENS = 1000
-ASSUMED_VERDICT_TOKENS = 80
 
 
 class ProviderStop(Exception):
@@ -63,133 +69,6 @@ class ProviderStop(Exception):
         super().__init__(f"{status}: {message}")
         self.status = status
         self.message = message
-
-
-@dataclass
-class LiveOptions:
-    scenarios: Path
-    model: str
-    judge: str | None = None
-    out: Path | None = None  # a new results file (default: live-eval-<time>.jsonl)
-    resume: Path | None = None  # an earlier run's file: run only what it lacks
-    max_tokens: int | None = None
-    only: Sequence[str] = ()
-    policy: str | None = None
-    db_path: Path | None = None
-    progress: bool = False
-
-
-@dataclass
-class Estimate:
-    """What the remaining arms would cost, before anything is sent."""
-
-    model: str
-    judge: str | None
-    requests: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0  # a bound (--max-tokens) or an assumption
-    judge_calls: int = 0
-    judge_prompt_tokens: int = 0
-    judge_completion_tokens: int = 0
-    cost: float | None = None
-    judge_cost: float | None = None
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def total(self) -> float | None:
-        if self.cost is None or (self.judge and self.judge_cost is None):
-            return None
-        return self.cost + (self.judge_cost or 0.0)
-
-    def text(self) -> str:
-        lines = [
-            f"{self.requests} final requests to {self.model}: about {self.prompt_tokens} input "
-            f"and up to {self.completion_tokens} output tokens"
-            + (f" (≈ ${self.cost:.4f})" if self.cost is not None else " (no price known)")
-        ]
-        if self.judge:
-            lines.append(
-                f"{self.judge_calls} judge calls to {self.judge}: about "
-                f"{self.judge_prompt_tokens} input and {self.judge_completion_tokens} output "
-                "tokens"
-                + (f" (≈ ${self.judge_cost:.4f})" if self.judge_cost is not None else "")
-                + ", more where a malformed verdict is retried"
-            )
-        total = self.total
-        lines.append(
-            f"estimated total: ${total:.4f} (prices from litellm's local cost map; "
-            "prompt caching can only lower it)"
-            if total is not None
-            else "estimated total: unknown (a model has no price in litellm's cost map)"
-        )
-        return "\n".join(lines + self.notes)
-
-
-# --- the results file ---------------------------------------------------------------
-
-
-def read_results(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(the run's header, its result and error lines); a torn last line is ignored."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise EvalError(f"cannot read {path}: {exc.strerror}") from None
-    rows = []
-    for line in lines:
-        try:
-            rows.append(json.loads(line))
-        except ValueError:
-            continue  # written when the run was killed mid-line
-    if not rows or rows[0].get("type") != "run":
-        raise EvalError(f"{path} is not a `memproxy eval --live` results file")
-    return rows[0], rows[1:]
-
-
-def _append(path: Path, row: dict[str, Any]) -> None:
-    with path.open("a", encoding="utf-8") as out:
-        out.write(json.dumps(row, ensure_ascii=False) + "\n")
-        out.flush()
-
-
-def open_results(options: LiveOptions) -> tuple[Path, set[tuple[str, str]]]:
-    """The file results go to and the (scenario, arm) pairs it already holds."""
-    if options.resume is not None:
-        header, rows = read_results(options.resume)
-        for key, given in (("model", options.model), ("judge", options.judge)):
-            if header.get(key) != given:
-                raise EvalError(
-                    f"{options.resume} is a run with --{key} {header.get(key)}; "
-                    f"resume it with the same --{key}"
-                )
-        done = {(r["scenario"], r["arm"]) for r in rows if r.get("type") == "result"}
-        return options.resume, done
-    path = options.out or Path(time.strftime("live-eval-%Y%m%dT%H%M%SZ.jsonl", time.gmtime()))
-    if path.exists():
-        raise EvalError(f"{path} exists; give a new file for --out, or --resume {path}")
-    header = {
-        "type": "run",
-        "model": options.model,
-        "judge": options.judge,
-        "scenarios": str(options.scenarios),
-        "policy": options.policy or "default",
-        "started_at": time.time(),
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _append(path, header)
-    return path, set()
-
-
-# --- settings, estimate ---------------------------------------------------------------
-
-
-def check_models(settings: Settings, options: LiveOptions) -> None:
-    names = [e.model_name for e in settings.model_list]
-    for flag, name in (("--model", options.model), ("--judge", options.judge)):
-        if name is not None and settings.find_model(name) is None:
-            raise EvalError(
-                f"{flag} {name!r} is not a model_list model_name in the config "
-                f"(there: {', '.join(names) or 'none'})"
-            )
 
 
 def live_settings(user: Settings, model: str, stub_url: str, db: Path) -> Settings:
@@ -215,56 +94,6 @@ def live_settings(user: Settings, model: str, stub_url: str, db: Path) -> Settin
     return user.model_copy(
         update={"model_list": [*user.model_list, scripted], "memory": memory, "server": server}
     )
-
-
-def final_messages(scenario: Scenario) -> list[dict[str, Any]]:
-    return [
-        {"role": "system", "content": scenario.system},
-        *scenario.messages,
-        {"role": "user", "content": scenario.final_user},
-    ]
-
-
-def estimate(
-    upstream: Upstream,
-    todo: Sequence[tuple[Scenario, str]],
-    options: LiveOptions,
-) -> Estimate:
-    """Tokens of the remaining final requests (managed: at most its budget) and judge
-    calls, priced with litellm's local cost map."""
-    target = upstream.resolve(options.model)
-    counter = TokenCounter(encoding_for_model(target.provider_model))
-    answer_tokens = options.max_tokens or ASSUMED_ANSWER_TOKENS
-    est = Estimate(options.model, options.judge, requests=len(todo))
-    for scenario, arm in todo:
-        raw = format_tokens(counter, final_messages(scenario))
-        est.prompt_tokens += raw if arm == "raw" else min(raw, int(scenario.budget * 1.05))
-        est.completion_tokens += answer_tokens
-        if options.judge:
-            for check in scenario.checks:
-                rubric = check_messages(check, scenario.final_user, "")
-                est.judge_calls += 1
-                est.judge_prompt_tokens += format_tokens(counter, rubric) + answer_tokens
-                est.judge_completion_tokens += ASSUMED_VERDICT_TOKENS
-    if options.max_tokens is None:
-        est.notes.append(
-            f"(output assumed {ASSUMED_ANSWER_TOKENS} tokens an answer; --max-tokens bounds it)"
-        )
-    est.cost = bill(
-        upstream.prices(options.model), Tokens(est.prompt_tokens, est.completion_tokens)
-    )
-    if options.judge:
-        est.judge_cost = bill(
-            upstream.prices(options.judge),
-            Tokens(est.judge_prompt_tokens, est.judge_completion_tokens),
-        )
-    memory = upstream.settings.memory
-    if "llm" in (memory.extractor, memory.summarizer):
-        est.notes.append(
-            f"(memory.extractor/summarizer: llm calls {memory.llm_model} on every request "
-            "of the history too; those calls are not in this estimate)"
-        )
-    return est
 
 
 # --- the run ----------------------------------------------------------------------------
@@ -413,7 +242,7 @@ async def score_arm(
             judged = await judge(
                 judge_call, check_messages(check, scenario.final_user, got.answer), CheckVerdict
             )
-            spent.add(_judged_tokens(judged))
+            spent.add(judged_tokens(judged))
             if judged.parsed is None:
                 verdicts[check["id"]] = {"verdict": UNJUDGED, "reason": judged.reason}
             else:
@@ -422,16 +251,6 @@ async def score_arm(
         row["judge_tokens"] = spent.as_dict()
         row["judge_cost"] = bill(upstream.prices(opts.judge), spent)
     return row
-
-
-def select(scenarios: list[Scenario], only: Sequence[str], directory: Path) -> list[Scenario]:
-    if not only:
-        return scenarios
-    unknown = sorted(set(only) - {s.id for s in scenarios})
-    if unknown:
-        known = ", ".join(s.id for s in scenarios)
-        raise EvalError(f"no scenario {', '.join(unknown)} in {directory} (there: {known})")
-    return [s for s in scenarios if s.id in only]
 
 
 async def run_live(
@@ -476,11 +295,13 @@ async def _run_arms(
                 try:
                     got = await replay_arm(client, stub, scenario, arm, options)
                 except ProviderStop as stop:
-                    _append(path, {"type": "error", "scenario": scenario.id, "arm": arm,
+                    append_result(path, {"type": "error", "scenario": scenario.id, "arm": arm,
                                    "status": stop.status, "message": stop.message,
                                    "at": time.time()})  # fmt: skip
                     return f"{scenario.id} ({arm}): the provider answered {stop}"
-                _append(path, await score_arm(scenario, arm, got, upstream, options, judge_call))
+                append_result(
+                    path, await score_arm(scenario, arm, got, upstream, options, judge_call)
+                )
                 advance(f"{scenario.id} ({arm})")
         await app.state.services.pipeline.drain()
     return None

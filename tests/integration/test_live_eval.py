@@ -19,7 +19,8 @@ from proxy.cli import main
 from proxy.config import Settings, settings_from_dict
 from proxy.evaluation import Scenario, format_tokens
 from proxy.live_cli import confirm_spend
-from proxy.live_eval import Estimate, LiveOptions, final_messages, read_results, run_live
+from proxy.live_eval import run_live
+from proxy.live_plan import Estimate, LiveOptions, final_messages, read_results
 from proxy.stub_upstream import Fault
 from proxy.tokens import TokenCounter
 from proxy.upstream import Upstream
