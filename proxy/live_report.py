@@ -77,7 +77,7 @@ def _verdicts(row: dict[str, Any]) -> str:
 
 
 def _money(value: float | None) -> str:
-    return f"{value:.4f}" if value is not None else "–"
+    return f"{value:.6f}" if value is not None else "–"
 
 
 def format_live_table(report: dict[str, Any]) -> str:
