@@ -47,6 +47,7 @@ class Estimate:
     requests: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0  # a bound (--max-tokens) or an assumption
+    bounded: bool = False  # completion_tokens is --max-tokens' bound
     judge_calls: int = 0
     judge_prompt_tokens: int = 0
     judge_completion_tokens: int = 0
@@ -63,7 +64,8 @@ class Estimate:
     def text(self) -> str:
         lines = [
             f"{self.requests} final requests to {self.model}: about {self.prompt_tokens} input "
-            f"and up to {self.completion_tokens} output tokens"
+            f"and {'up to' if self.bounded else 'an assumed'} {self.completion_tokens} "
+            "output tokens"
             + (f" (≈ ${self.cost:.4f})" if self.cost is not None else " (no price known)")
         ]
         if self.judge:
@@ -77,7 +79,7 @@ class Estimate:
         total = self.total
         lines.append(
             f"estimated total: ${total:.4f} (prices from litellm's local cost map; "
-            "prompt caching can only lower it)"
+            "no prompt-cache discounts counted)"
             if total is not None
             else "estimated total: unknown (a model has no price in litellm's cost map)"
         )
@@ -167,6 +169,7 @@ def estimate(
     counter = TokenCounter(encoding_for_model(target.provider_model))
     answer_tokens = options.max_tokens or ASSUMED_ANSWER_TOKENS
     est = Estimate(options.model, options.judge, requests=len(todo))
+    est.bounded = options.max_tokens is not None
     for scenario, arm in todo:
         raw = format_tokens(counter, final_messages(scenario))
         est.prompt_tokens += raw if arm == "raw" else min(raw, int(scenario.budget * 1.05))

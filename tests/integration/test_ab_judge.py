@@ -146,3 +146,8 @@ def test_since_and_order_draw() -> None:
     draws = {raw_goes_first(f"req{i}") for i in range(20)}
     assert draws == {True, False}  # both orders occur
     assert raw_goes_first("req1") == raw_goes_first("req1")
+
+
+def test_judge_flags_without_judge_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ab-report", "--sample", "3", "--since", "7d"]) == 2
+    assert "--sample, --since only go with --judge" in capsys.readouterr().err

@@ -265,3 +265,10 @@ def test_confirmation_at_a_terminal(typed: str, agreed: bool) -> None:
     err = io.StringIO()
     assert confirm_spend("about $0.01", yes=False, stdin=_Terminal(typed), stderr=err) is agreed
     assert "Go ahead? [y/N]" in err.getvalue()
+
+
+def test_live_flags_need_live(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "--scenarios", str(tmp_path), "--model", "answerer", "--yes"]) == 2
+    assert "--model, --yes only go with --live" in capsys.readouterr().err
+    assert main(["eval", "--live", "--scenarios", str(tmp_path)]) == 2
+    assert "needs --model" in capsys.readouterr().err
