@@ -1,8 +1,9 @@
 """A real OpenAI-compatible upstream on 127.0.0.1 for tests, `eval` and `bench`.
 
 It records every request body it receives (the assertion point of the tests),
-answers deterministically (an echo, a tool call when tools are offered, or a
-scripted reply keyed by the last user/tool message), serves `/v1/embeddings`
+answers deterministically (an echo, a tool call when tools are offered, a
+scripted reply keyed by the last user/tool message, or replies queued in order
+for prompts containing a text: `queue_replies`), serves `/v1/embeddings`
 with vectors that carry real similarity (`embed_text`), and injects faults on
 demand: an HTTP status (with Retry-After), a delay, a reset connection, or a
 stream cut mid-way. For streams it records how each one ended (`stream_end`),
