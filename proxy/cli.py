@@ -17,6 +17,7 @@ from proxy.store.faults import StoreUnavailable
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8400
+LIVE_FLAGS = ("model", "judge", "out", "resume", "max_tokens", "yes")
 
 
 def _is_loopback(host: str) -> bool:
@@ -87,6 +88,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    live_only = [f"--{k.replace('_', '-')}" for k in LIVE_FLAGS if getattr(args, k)]
+    if args.live:
+        if not args.model:
+            print("memproxy: eval --live needs --model NAME (a model_list model)", file=sys.stderr)
+            return 2
+        from proxy.live_cli import live_eval
+
+        return live_eval(args, _load(args.config))
+    if live_only:
+        print(f"memproxy: {', '.join(live_only)} only go with --live", file=sys.stderr)
+        return 2
     from proxy.evaluation import EvalError, format_table, inspect_hint, new_db_path, run_eval
 
     try:
@@ -132,6 +144,14 @@ def cmd_ab_report(args: argparse.Namespace) -> int:
     from proxy.inspect_cli import show_ab
 
     settings = _load(args.config)
+    if args.judge:
+        from proxy.live_cli import ab_judge
+
+        return ab_judge(args, settings)
+    judge_only = [f"--{k}" for k in ("sample", "tenant", "since", "yes") if getattr(args, k)]
+    if judge_only:
+        print(f"memproxy: {', '.join(judge_only)} only go with --judge", file=sys.stderr)
+        return 2
     return asyncio.run(show_ab(settings, args))
 
 
@@ -186,6 +206,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="keep the store (request records included) in this new SQLite file",
     )
+    # Live: the final answers by a model_list model, on the user's key (docs/live-eval.md).
+    ev.add_argument("--live", action="store_true", help="final answers by a real model, scored")
+    ev.add_argument("--model", help="--live: the model_list model that answers")
+    ev.add_argument("--judge", metavar="MODEL", help="--live: a model_list model that judges")
+    ev.add_argument("--config", default=None, help="--live: config.yaml with the model_list")
+    ev.add_argument("--out", metavar="FILE", help="--live: new results file (JSONL)")
+    ev.add_argument("--resume", metavar="FILE", help="--live: run what FILE lacks, append")
+    ev.add_argument("--max-tokens", type=int, help="--live: max_tokens of each final answer")
+    ev.add_argument("--yes", action="store_true", help="--live: spend without asking")
     ev.set_defaults(func=cmd_eval)
 
     logs = sub.add_parser("logs", help="recent requests (Markdown; --json for JSON)")
@@ -204,6 +233,13 @@ def build_parser() -> argparse.ArgumentParser:
     ab = sub.add_parser("ab-report", help="A/B figures per mode from the request records")
     ab.add_argument("--config", default=None)
     ab.add_argument("--json", action="store_true")
+    # Judged answers of recorded compare requests, on the user's key (docs/live-eval.md).
+    ab.add_argument("--judge", metavar="MODEL", help="judge compare answers with this model")
+    ab.add_argument("--sample", type=int, metavar="N", help="--judge: N compare requests")
+    ab.add_argument("--seed", type=int, default=0, help="--judge: the sample's seed")
+    ab.add_argument("--tenant", metavar="ID", help="--judge: only this tenant id")
+    ab.add_argument("--since", metavar="WHEN", help="--judge: 24h, 7d, 2w or an ISO date")
+    ab.add_argument("--yes", action="store_true", help="--judge: spend without asking")
     ab.set_defaults(func=cmd_ab_report)
 
     bench = sub.add_parser("bench", help="run a bench/ script (overhead, history_scaling, ...)")

@@ -13,7 +13,6 @@ import asyncio
 import json
 import socket
 import tempfile
-import unicodedata
 from collections import defaultdict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,17 +22,13 @@ from typing import Any
 import httpx
 import uvicorn
 
+from proxy.answers import fold
 from proxy.app import create_app
 from proxy.chat_request import message_text
 from proxy.config import settings_from_dict
 from proxy.eval_wire import APIS, wire_request
 from proxy.stub_upstream import StubUpstream
 from proxy.tokens import TokenCounter
-
-
-def fold(text: str) -> str:
-    """NFKC, case-folded, whitespace folded (the scoring's normal form)."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def format_tokens(counter: TokenCounter, messages: list[dict[str, Any]]) -> int:

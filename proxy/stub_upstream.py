@@ -1,8 +1,9 @@
 """A real OpenAI-compatible upstream on 127.0.0.1 for tests, `eval` and `bench`.
 
 It records every request body it receives (the assertion point of the tests),
-answers deterministically (an echo, a tool call when tools are offered, or a
-scripted reply keyed by the last user/tool message), serves `/v1/embeddings`
+answers deterministically (an echo, a tool call when tools are offered, a
+scripted reply keyed by the last user/tool message, or replies queued in order
+for prompts containing a text: `queue_replies`), serves `/v1/embeddings`
 with vectors that carry real similarity (`embed_text`), the other OpenAI routes
 (`proxy.stub_passthrough`: completions, moderations, images, audio, files,
 batches), and injects faults on
@@ -60,6 +61,9 @@ class Fault:
     cut_after_chunks: int | None = None  # streaming: stop after N chunks, no [DONE]
     message: str = "injected fault"
     path: str | None = None  # only requests to this path (e.g. "/v1/embeddings") take it
+    # Only requests whose last user/tool message contains this text take it (a
+    # failure in the middle of a scripted run, at a chosen prompt).
+    contains: str | None = None
 
 
 @dataclass
@@ -80,6 +84,8 @@ class StubState:
     faults: deque[Fault] = field(default_factory=deque)
     script: dict[str, Reply] = field(default_factory=dict)
     responder: Callable[[dict[str, Any]], Reply | None] | None = None
+    # Replies in order for prompts containing a text (`StubUpstream.queue_replies`).
+    queued: list[tuple[str, deque[Reply]]] = field(default_factory=list)
     chunk_delay_s: float = 0.0
     # "openai": cached_tokens only; "anthropic": cache_read_input_tokens and
     # cache_creation_input_tokens too (as litellm's Anthropic usage carries them).
@@ -318,9 +324,11 @@ class _Handler:
     def __init__(self, state: StubState) -> None:
         self.state = state
 
-    def _next_fault(self, path: str) -> Fault | None:
+    def _next_fault(self, path: str, body: dict[str, Any]) -> Fault | None:
         with self.state.lock:
             for fault in self.state.faults:
+                if fault.contains is not None and fault.contains not in _last_prompt_text(body):
+                    continue
                 if fault.path is None or fault.path == path:
                     self.state.faults.remove(fault)
                     return fault
@@ -338,7 +346,7 @@ class _Handler:
         recorded = RecordedRequest(request.url.path, dict(request.headers), body, raw, time.time())
         with self.state.lock:
             self.state.received.append(recorded)
-        fault = self._next_fault(request.url.path)
+        fault = self._next_fault(request.url.path, body)
         if fault and fault.delay_s:
             await asyncio.sleep(fault.delay_s)
         if fault and fault.reset:
@@ -379,7 +387,18 @@ class _Handler:
             }
         )
 
+    def _queued_reply(self, body: dict[str, Any]) -> Reply | None:
+        prompt = _last_prompt_text(body)
+        with self.state.lock:
+            for text, replies in self.state.queued:
+                if replies and text in prompt:
+                    return replies.popleft()
+        return None
+
     def _reply_for(self, body: dict[str, Any]) -> Reply:
+        queued = self._queued_reply(body)
+        if queued is not None:
+            return queued
         if self.state.responder is not None:
             reply = self.state.responder(body)
             if reply is not None:
@@ -564,9 +583,16 @@ class StubUpstream:
         with self.state.lock:
             self.state.faults.extend([fault] * times)
 
+    def queue_replies(self, contains: str, *replies: Reply) -> None:
+        """Answer the next requests whose last user/tool message contains `contains`
+        with `replies`, one each, in order (then as before: responder, script, echo)."""
+        with self.state.lock:
+            self.state.queued.append((contains, deque(replies)))
+
     def reset(self) -> None:
         with self.state.lock:
             self.state.received.clear()
+            self.state.queued.clear()
             self.state.faults.clear()
             self.state.script.clear()
             self.state.responder = None

@@ -538,6 +538,25 @@ class Upstream:
             error.code = provided.get("code")
         return error
 
+    def prices(self, model_name: str) -> dict[str, float] | None:
+        """A model_list model's prices per token from litellm's (local) cost map:
+        `input`, `output`, `cache_read`, `cache_write`; None when it has no price."""
+        try:
+            info = self.litellm.get_model_info(self.resolve(model_name).provider_model)
+        except Exception:  # unknown model (local servers, stubs)
+            return None
+        source = {
+            "input": "input_cost_per_token",
+            "output": "output_cost_per_token",
+            "cache_read": "cache_read_input_token_cost",
+            "cache_write": "cache_creation_input_token_cost",
+        }
+        out = {k: info.get(v) for k, v in source.items()}
+        if not isinstance(out["input"], int | float) or not isinstance(out["output"], int | float):
+            return None
+        # A model with no cache price bills cached tokens as ordinary input.
+        return {k: float(v if isinstance(v, int | float) else out["input"]) for k, v in out.items()}
+
     def map_error(self, exc: BaseException) -> ProxyError:
         """Keep the provider's status and message; timeouts → 504, unreachable → 502."""
         litellm = self.litellm

@@ -846,6 +846,19 @@ class Store(LongTermRows):
             rows = (await conn.execute(query)).all()
         return [dict(r._mapping) for r in rows]
 
+    async def list_compare_requests(
+        self, *, tenant_id: str | None = None, since: float | None = None
+    ) -> list[dict[str, Any]]:
+        """Records of `compare` requests (both answers), oldest first (`ab-report --judge`)."""
+        query = select(t.requests).where(t.requests.c.mode == "compare").order_by(t.requests.c.id)
+        if tenant_id:
+            query = query.where(t.requests.c.tenant_id == tenant_id)
+        if since is not None:
+            query = query.where(t.requests.c.created_at >= since)
+        async with self._connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [dict(r._mapping) for r in rows]
+
     async def last_request_for_session(self, session_id: str) -> dict[str, Any] | None:
         rows = await self.list_requests(session_id=session_id, limit=1)
         return rows[0] if rows else None
