@@ -70,7 +70,9 @@ def _sse(data: dict[str, Any]) -> bytes:
 
 async def stream_completion(pipeline: Pipeline, prepared: Prepared) -> Response:
     upstream = pipeline.upstream
-    call = upstream.build_call(prepared.target, prepared.forwarded, prepared.req.params, True)
+    call = upstream.build_call(
+        prepared.target, prepared.forwarded, prepared.req.params, True, about=prepared
+    )
     started = asyncio.get_running_loop().time()
     compare = pipeline.start_compare(prepared)
     extra: dict[str, Any] = {"compare_task": compare} if compare is not None else {}
