@@ -181,3 +181,27 @@ def test_the_cli_finds_config_yaml_like_serve_and_never_creates_a_database(
         assert f"no database at {tmp_path / 'memproxy.db'}" in result.stderr
         assert "--config" in result.stderr
         assert not (tmp_path / "memproxy.db").exists()
+
+
+def _readme_block(language: str, after: str) -> str:
+    """The first fenced `language` block after the line containing `after`."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    start = text.index(after)
+    found = re.search(rf"```{language}\n(.*?)```", text[start:], flags=re.S)
+    assert found, f"no ```{language} block after {after!r} in README.md"
+    return found.group(1)
+
+
+def test_the_readme_example_prints_what_the_readme_shows(
+    readme_server: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert "pip install -e . && memproxy serve --config config.yaml" in _readme_block(
+        "bash", "## Run it"
+    )
+    code = _readme_block("python", "Point any OpenAI client at it")
+    port = readme_server["url"].rsplit(":", 1)[1]
+    exec(compile(code.replace(":8400/", f":{port}/"), "README.md", "exec"), {})
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    start = text.index("```\nmemproxy demo model:") + len("```\n")
+    shown = text[start : text.index("```", start)]
+    assert capsys.readouterr().out == shown
