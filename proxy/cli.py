@@ -250,9 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     logs = sub.add_parser("logs", help="recent requests (Markdown; --json for JSON)")
     logs.add_argument("--config", default=None)
     logs.add_argument("-n", type=int, default=10)
-    logs.add_argument(
-        "--session", default=None, help="a session id, or the name a client gave it"
-    )
+    logs.add_argument("--session", default=None, help="a session id, or the name a client gave it")
     logs.add_argument("--json", action="store_true")
     logs.add_argument("-q", default=None, help="only requests whose record contains TEXT")
     logs.set_defaults(func=cmd_logs)
