@@ -175,7 +175,7 @@ async def test_parallel_requests_on_one_named_session_lose_no_turn(proxy: Any) -
         ]
     )
     assert all(r.status_code == 200 for r in results)
-    session = results[0].headers["X-Memory-Session"]
+    session = results[0].headers["X-Memory-Session-Id"]
     await proxy.settle()
     stored = await _stored_roles(proxy, session)
     users = [t for r, t in stored if r == "user"]
@@ -220,15 +220,16 @@ async def test_named_sessions_with_equal_histories_stay_apart(proxy: Any) -> Non
     sessions = {}
     for name in names:
         _, resp = await _turn(proxy, history, f"follow-up for {name}", {"X-Memory-Session": name})
-        sessions[name] = resp.headers["X-Memory-Session"]
-    assert len({plain.headers["X-Memory-Session"], *sessions.values()}) == 3
+        assert resp.headers["X-Memory-Session"] == name
+        sessions[name] = resp.headers["X-Memory-Session-Id"]
+    assert len({plain.headers["X-Memory-Session-Id"], *sessions.values()}) == 3
     for name in names:
         again, resp = await _turn(
             proxy, history, f"follow-up for {name}", {"X-Memory-Session": name}
         )
-        assert resp.headers["X-Memory-Session"] == sessions[name]
+        assert resp.headers["X-Memory-Session-Id"] == sessions[name]
         _, resp = await _turn(proxy, again, f"third turn of {name}", {"X-Memory-Session": name})
-        assert resp.headers["X-Memory-Session"] == sessions[name]
+        assert resp.headers["X-Memory-Session-Id"] == sessions[name]
     await proxy.settle()
     for name in names:
         stored = await _stored_roles(proxy, sessions[name])
