@@ -1,5 +1,11 @@
 # memproxy: OpenAI-compatible memory-managing proxy.
-# docker run -p 8400:8400 -v $PWD/config.yaml:/config/config.yaml:ro -v memproxy-data:/data memproxy
+#   docker build -t memproxy .
+#   docker run -p 8400:8400 -e MEMPROXY_API_KEYS=sk-memproxy-mine -e MEMPROXY_ADMIN_KEY=admin-mine \
+#     -v memproxy-data:/data memproxy
+# The image holds the repository's config.yaml (the demo model answers without a
+# provider key); mount your own over it: -v "$PWD/config.yaml:/config/config.yaml:ro".
+# It listens on 0.0.0.0, so API keys are required (MEMPROXY_API_KEYS or server.api_keys).
+# tests/e2e/test_container_commands.py runs these ENV and ENTRYPOINT lines without Docker.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -13,6 +19,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY proxy ./proxy
 COPY policies ./policies
+COPY config.yaml /config/config.yaml
 RUN pip install --no-cache-dir . \
     && useradd --create-home --uid 10001 --user-group memproxy \
     && mkdir -p /data /config \

@@ -26,6 +26,8 @@ from proxy.services import Services
 from proxy.store.repo import SessionRow
 
 PREVIEW_CHARS = 160
+# How long a read of a request record waits for one this process is still writing.
+RECORD_WAIT_S = 2.0
 
 
 def _services(request: Request) -> Services:
@@ -80,6 +82,25 @@ async def _session_or_404(services: Services, session_id: str) -> SessionRow:
     return session
 
 
+async def _session_ref(services: Services, ref: str) -> str:
+    """A session's id from its id or from the name a client gave it (`X-Memory-Session`).
+
+    A name used under several API keys names several sessions: 409, with their ids.
+    An unknown reference is returned as is (the route's own lookup answers 404).
+    """
+    if await services.store.get_session(ref) is not None:
+        return ref
+    named = await services.store.sessions_named(ref)
+    if len(named) > 1:
+        ids = ", ".join(s.id for s in named)
+        raise ProxyError(
+            409,
+            f"{len(named)} sessions are named {ref!r} (one per API key): use an id ({ids})",
+            code="ambiguous_session_name",
+        )
+    return named[0].id if named else ref
+
+
 def _preview(record: dict[str, Any]) -> str:
     """The last user message a request forwarded, shortened: what was asked."""
     forwarded = record.get("forwarded")
@@ -89,9 +110,13 @@ def _preview(record: dict[str, Any]) -> str:
         if isinstance(message, dict) and message.get("role") == "user":
             content = message.get("content")
             text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-            text = " ".join(text.split())
-            return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
+            return _shorten(text)
     return ""
+
+
+def _shorten(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
 
 
 def _request_summary(row: dict[str, Any]) -> dict[str, Any]:
@@ -107,13 +132,19 @@ def _request_summary(row: dict[str, Any]) -> dict[str, Any]:
 async def list_sessions(
     request: Request, limit: int = Query(default=100, ge=1, le=1000)
 ) -> dict[str, Any]:
-    sessions = await _services(request).store.list_sessions(None, limit=limit)
-    return {"object": "list", "data": [dataclasses.asdict(s) for s in sessions]}
+    store = _services(request).store
+    sessions = await store.list_sessions(None, limit=limit)
+    openings = await store.session_openings([s.id for s in sessions])
+    data = [
+        {**dataclasses.asdict(s), "opening": _shorten(openings.get(s.id, ""))} for s in sessions
+    ]
+    return {"object": "list", "data": data}
 
 
 @router.get("/sessions/{session_id}")
 async def get_session(request: Request, session_id: str) -> dict[str, Any]:
     store = _services(request).store
+    session_id = await _session_ref(_services(request), session_id)
     session = await _session_or_404(_services(request), session_id)
     items = await store.load_items(session_id)
     turns = await store.load_messages(session_id)
@@ -133,6 +164,7 @@ async def patch_item(
     if patch.pinned is None and patch.value is None and patch.status is None:
         raise ProxyError(400, "nothing to change: send pinned, value or status", code="empty_patch")
     services = _services(request)
+    session_id = await _session_ref(services, session_id)
     await _session_or_404(services, session_id)
     async with _session_turn(services, session_id):
         # Re-read under the ticket: the session may have grown while we waited.
@@ -174,6 +206,7 @@ def _apply_patch(item: MemoryItem, patch: ItemPatch, ordinal: int) -> None:
 @router.delete("/sessions/{session_id}")
 async def delete_session(request: Request, session_id: str) -> dict[str, Any]:
     services = _services(request)
+    session_id = await _session_ref(services, session_id)
     await _session_or_404(services, session_id)
     longterm = services.pipeline.longterm
     async with _session_turn(services, session_id), longterm.operator_change():
@@ -280,6 +313,8 @@ async def list_requests(
     limit: int = Query(default=20, ge=1, le=500),
     cursor: str | None = None,
 ) -> dict[str, Any]:
+    if session is not None:
+        session = await _session_ref(_services(request), session)
     rows = await _services(request).store.list_requests(
         session_id=session, limit=limit, before=cursor
     )
@@ -294,7 +329,12 @@ async def list_requests(
 
 @router.get("/requests/{request_id}")
 async def get_request(request: Request, request_id: str) -> dict[str, Any]:
-    row = await _services(request).store.get_request(request_id)
+    services = _services(request)
+    row = await services.store.get_request(request_id)
+    if row is None:
+        # Answered, but its record is still being written (off the response path).
+        await services.request_log.wait_for(request_id, RECORD_WAIT_S)
+        row = await services.store.get_request(request_id)
     if row is None:
         raise ProxyError(404, f"no request record {request_id!r}", code="request_not_found")
     out = {k: v for k, v in row.items() if k != "record_json"}

@@ -63,5 +63,15 @@ class Authenticator:
                 "admin routes need 'Authorization: Bearer <admin key>'",
                 code="missing_admin_key",
             )
-        if self._admin is None or not hmac.compare_digest(token.encode(), self._admin):
-            raise ProxyError(403, "this key may not use admin routes", code="forbidden")
+        if self._admin is None:
+            raise ProxyError(
+                403,
+                "admin routes are off: no admin key is configured. Set server.admin_key "
+                "(or MEMPROXY_ADMIN_KEY); `memproxy serve` on a loopback host generates one "
+                "and prints the inspector's URL with it",
+                code="forbidden",
+            )
+        if not hmac.compare_digest(token.encode(), self._admin):
+            raise ProxyError(
+                403, "this key is not the admin key (server.admin_key)", code="forbidden"
+            )

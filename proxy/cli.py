@@ -7,12 +7,13 @@ import asyncio
 import ipaddress
 import json
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from proxy.config import ConfigError, Settings, load_settings
+from proxy.config import ConfigError, Settings, find_config, load_settings
 from proxy.store.faults import StoreUnavailable
 
 DEFAULT_HOST = "127.0.0.1"
@@ -30,11 +31,70 @@ def _is_loopback(host: str) -> bool:
 
 
 def _load(path: str | None) -> Settings:
+    """The config as every command finds it: --config, $MEMPROXY_CONFIG, ./config.yaml."""
     try:
-        return load_settings(path)
+        return load_settings(find_config(path))
     except ConfigError as exc:
         print(f"memproxy: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
+
+
+def _load_existing_store(path: str | None) -> Settings:
+    """The config of a command that reads the store: it must not create an empty one.
+
+    Run from another folder, `./memproxy.db` (the default, relative) names a file
+    that does not exist; opening it would create it, migrate it and print nothing.
+    """
+    settings = _load(path)
+    from sqlalchemy.engine import make_url
+
+    url = make_url(settings.memory.database_url)
+    database = url.database or ""
+    if url.drivername.startswith("sqlite") and database not in ("", ":memory:"):
+        file = Path(database)
+        if not file.is_file():
+            source = find_config(path)
+            where = f"config {source}" if source else "the default config (no config file found)"
+            print(
+                f"memproxy: no database at {file.resolve()} (memory.database_url from {where}). "
+                "Run this from the folder where `memproxy serve` ran, or point at the right "
+                "one with --config PATH, MEMPROXY_CONFIG or MEMPROXY_DATABASE_URL.",
+                file=sys.stderr,
+            )
+            raise SystemExit(2)
+    return settings
+
+
+def _announce(settings: Settings, host: str, port: int) -> None:
+    """Warnings about the config, then where to send requests and where the inspector is.
+
+    With no admin key configured and a loopback host, one is generated for this
+    run, so `/ui` works out of the box; it is printed here and nowhere else.
+    """
+    from proxy.config_checks import startup_warnings
+
+    for line in startup_warnings(settings):
+        print(f"memproxy: warning: {line}", file=sys.stderr)
+    shown = f"[{host}]" if ":" in host else host
+    base = f"http://{shown}:{port}"
+    names = ", ".join(e.model_name for e in settings.model_list) or "(none configured)"
+    print(f"memproxy: OpenAI base_url {base}/v1 (models: {names})", file=sys.stderr)
+    server = settings.server
+    if server.admin_key is None and _is_loopback(host):
+        server.admin_key = secrets.token_urlsafe(18)
+        print(
+            f"memproxy: inspector {base}/ui#key={server.admin_key} "
+            "(admin key generated for this run; set server.admin_key to keep one)",
+            file=sys.stderr,
+        )
+    elif server.admin_key is None:
+        print(
+            "memproxy: inspector and /memory/... disabled: set server.admin_key "
+            "(or MEMPROXY_ADMIN_KEY) to use them",
+            file=sys.stderr,
+        )
+    else:
+        print(f"memproxy: inspector {base}/ui (admin key: server.admin_key)", file=sys.stderr)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -66,14 +126,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from proxy.app import create_app
 
+    _announce(settings, args.host, args.port)
     try:
         app = create_app(settings)
     except (ConfigError, ValueError) as exc:
         print(f"memproxy: {exc}", file=sys.stderr)
         return 2
     if args.workers > 1:
-        if args.config:
-            os.environ["MEMPROXY_CONFIG"] = str(Path(args.config).resolve())
+        chosen = find_config(args.config)
+        if chosen:
+            os.environ["MEMPROXY_CONFIG"] = str(Path(chosen).resolve())
+        if settings.server.admin_key and not os.environ.get("MEMPROXY_ADMIN_KEY"):
+            os.environ["MEMPROXY_ADMIN_KEY"] = settings.server.admin_key  # a generated one
         uvicorn.run(
             "proxy.app:create_app_from_env",
             factory=True,
@@ -129,21 +193,21 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_logs(args: argparse.Namespace) -> int:
     from proxy.inspect_cli import show_logs
 
-    settings = _load(args.config)
+    settings = _load_existing_store(args.config)
     return asyncio.run(show_logs(settings, args))
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from proxy.inspect_cli import show_request
 
-    settings = _load(args.config)
+    settings = _load_existing_store(args.config)
     return asyncio.run(show_request(settings, args.request_id))
 
 
 def cmd_ab_report(args: argparse.Namespace) -> int:
     from proxy.inspect_cli import show_ab
 
-    settings = _load(args.config)
+    settings = _load_existing_store(args.config)
     if args.judge:
         from proxy.live_cli import ab_judge
 
@@ -175,7 +239,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the proxy")
-    serve.add_argument("--config", default=None, help="config.yaml (default: $MEMPROXY_CONFIG)")
+    serve.add_argument(
+        "--config", default=None, help="default: $MEMPROXY_CONFIG, else ./config.yaml"
+    )
     serve.add_argument("--host", default=DEFAULT_HOST)
     serve.add_argument("--port", type=int, default=DEFAULT_PORT)
     serve.add_argument(
@@ -220,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
     logs = sub.add_parser("logs", help="recent requests (Markdown; --json for JSON)")
     logs.add_argument("--config", default=None)
     logs.add_argument("-n", type=int, default=10)
-    logs.add_argument("--session", default=None)
+    logs.add_argument("--session", default=None, help="a session id, or the name a client gave it")
     logs.add_argument("--json", action="store_true")
     logs.add_argument("-q", default=None, help="only requests whose record contains TEXT")
     logs.set_defaults(func=cmd_logs)

@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from policies.cache_pricing import FAMILIES
 from policies.longterm import LongTermParams
@@ -37,12 +45,24 @@ class ModelEntry(BaseModel):
     model_name: str = Field(min_length=1)
     litellm_params: dict[str, Any]
     model_info: dict[str, Any] = Field(default_factory=dict)
+    # (litellm_params key, NAME) of each `os.environ/NAME` that was unset at load.
+    _missing_env: list[tuple[str, str]] = PrivateAttr(default_factory=list)
+
+    @property
+    def missing_env(self) -> list[tuple[str, str]]:
+        return self._missing_env
 
     @field_validator("litellm_params")
     @classmethod
     def _needs_model(cls, value: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(value.get("model"), str) or not value["model"]:
             raise ValueError("litellm_params.model is required (e.g. 'openai/gpt-4o-mini')")
+        model = value["model"]
+        if model.startswith("memproxy/") and model != "memproxy/demo":
+            raise ValueError(
+                f"litellm_params.model: {model!r} is no built-in model; the one there is "
+                "is 'memproxy/demo'"
+            )
         return value
 
 
@@ -269,6 +289,22 @@ def _resolve_env(value: Any) -> Any:
     return value
 
 
+def _unset_env(params: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """(key, NAME) of each `os.environ/NAME` in `params` whose variable is unset."""
+    out: list[tuple[str, str]] = []
+    if isinstance(params, dict):
+        for key, value in params.items():
+            out += _unset_env(value, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(params, list):
+        for i, value in enumerate(params):
+            out += _unset_env(value, f"{prefix}[{i}]")
+    elif isinstance(params, str) and params.startswith(ENV_PREFIX):
+        name = params[len(ENV_PREFIX) :]
+        if not os.environ.get(name):
+            out.append((prefix, name))
+    return out
+
+
 def _format_error(err: ValidationError) -> str:
     lines = []
     for e in err.errors():
@@ -282,13 +318,28 @@ def settings_from_dict(data: dict[str, Any], *, env: dict[str, str] | None = Non
     env = dict(os.environ) if env is None else env
     if not isinstance(data, dict):
         raise ConfigError("invalid config: the top level must be a mapping")
+    entries = data.get("model_list")
+    unset = (
+        [_unset_env(e.get("litellm_params")) if isinstance(e, dict) else [] for e in entries]
+        if isinstance(entries, list)
+        else []
+    )
     data = _resolve_env(data)
     try:
         settings = Settings.model_validate(data)
     except ValidationError as err:
         raise ConfigError(_format_error(err)) from None
+    for entry, missing in zip(settings.model_list, unset, strict=False):
+        entry._missing_env = missing
     if env.get("MEMPROXY_DATABASE_URL"):
         settings.memory.database_url = env["MEMPROXY_DATABASE_URL"]
+    # Keys without editing the file (a container: `docker run -e MEMPROXY_API_KEYS=...`).
+    if env.get("MEMPROXY_API_KEYS"):
+        settings.server.api_keys = [
+            k.strip() for k in env["MEMPROXY_API_KEYS"].split(",") if k.strip()
+        ]
+    if env.get("MEMPROXY_ADMIN_KEY"):
+        settings.server.admin_key = env["MEMPROXY_ADMIN_KEY"]
     check_database_url(settings.memory.database_url)
     return settings
 
@@ -316,6 +367,19 @@ def check_database_url(url: str) -> None:
         raise ConfigError(
             f"invalid config: memory.database_url: unsupported driver {driver!r}; {expected}"
         )
+
+
+DEFAULT_CONFIG_FILE = "config.yaml"
+
+
+def find_config(path: str | os.PathLike[str] | None = None) -> str | None:
+    """The config file the CLI uses: `--config`, else `$MEMPROXY_CONFIG`, else
+    `./config.yaml` when there is one, else None (defaults)."""
+    if path:
+        return str(path)
+    if os.environ.get("MEMPROXY_CONFIG"):
+        return os.environ["MEMPROXY_CONFIG"]
+    return DEFAULT_CONFIG_FILE if Path(DEFAULT_CONFIG_FILE).is_file() else None
 
 
 def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:

@@ -193,7 +193,18 @@ async def show_logs(settings: Settings, args: argparse.Namespace) -> int:
     limit = args.n if args.n and args.n > 0 else ALL_RECORDS
     store = await Store.open(settings.memory.database_url)
     try:
-        rows = await store.list_requests(session_id=args.session, limit=limit, contains=args.q)
+        session = args.session
+        if session is not None and await store.get_session(session) is None:
+            # The name a client gave (X-Memory-Session): every session of that name.
+            named = [s.id for s in await store.sessions_named(session)]
+            rows = []
+            for session_id in named or [session]:
+                rows += await store.list_requests(
+                    session_id=session_id, limit=limit, contains=args.q
+                )
+            rows = sorted(rows, key=lambda r: str(r["id"]), reverse=True)[:limit]
+        else:
+            rows = await store.list_requests(session_id=session, limit=limit, contains=args.q)
     finally:
         await store.close()
     rows.reverse()  # oldest first, like a transcript

@@ -51,7 +51,7 @@ from proxy.memory_state import MemoryState
 from proxy.metrics import Metrics
 from proxy.records import Outcome, context_record, prefix_share
 from proxy.request_log import RequestLog
-from proxy.sessions import KeyedLocks, Resolution, SessionQueue, SessionResolver
+from proxy.sessions import KeyedLocks, Resolution, SessionQueue, SessionResolver, match_scope
 from proxy.store.faults import store_fault
 from proxy.store.repo import SessionRow, Store, StoredMessage
 from proxy.tokens import TokenCounter, TokenCounters
@@ -129,6 +129,14 @@ class Prepared:
     def session_id(self) -> str | None:
         return self.resolution.session.id if self.resolution else None
 
+    @property
+    def session_name(self) -> str | None:
+        """What the client calls the session: its `X-Memory-Session` name, else the id."""
+        if self.resolution is None:
+            return None
+        session = self.resolution.session
+        return session.external_id or session.id
+
     def headers(self) -> dict[str, str]:
         out = {
             "X-Memory-Request-Id": self.ctx.request_id,
@@ -139,7 +147,9 @@ class Prepared:
             "X-Memory-Context-Tokens": str(self.context_tokens),
         }
         if self.session_id:
-            out["X-Memory-Session"] = self.session_id
+            # The name the client gave (X-Memory-Session), else the id; and the id.
+            out["X-Memory-Session"] = self.session_name or self.session_id
+            out["X-Memory-Session-Id"] = self.session_id
         if self.assembled is not None and self.assembled.over_budget:
             out["X-Memory-Over-Budget"] = "1"
         if self.shadow is not None:
@@ -295,23 +305,29 @@ class Pipeline:
                 raw_tokens,
             )
         named = ctx.session_header
+        # Transparent matching stays within the end user, when the request names one.
+        scope = (
+            ctx.tenant_id
+            if named is not None
+            else match_scope(ctx.tenant_id, user_scope(ctx.user_header, req.params))
+        )
         # Conversations with different first turns can never match each other, so the
-        # resolution lock is per (tenant, first turn) or per named session. The cache
+        # resolution lock is per (scope, first turn) or per named session. The cache
         # is read under it too: a request that waited must see what the previous wrote.
         first_hash = message_hash(req.messages[split])
-        held = await self.conversation_locks(f"{ctx.tenant_id}:{named or first_hash}")
+        held = await self.conversation_locks(f"{scope}:{named or first_hash}")
         try:
             if named is None and self.store.shared:
-                for entry in self.cache.candidates(ctx.tenant_id, first_hash):
+                for entry in self.cache.candidates(scope, first_hash):
                     await self.store.sync(entry.session.id)
-            conv, known = self._recognise(counter, req.messages, ctx)
+            conv, known = self._recognise(counter, req.messages, ctx, scope)
             sys_turns = system_turns(counter, conv.system)
             raw_tokens = sum(t.tokens for t in sys_turns) + sum(t.tokens for t in conv.turns)
             resolution: Resolution | None = None
             if named is not None:
                 session = await self.resolver.named_session(ctx.tenant_id, named, conv)
             else:
-                resolution = await self.resolver.resolve(ctx.tenant_id, conv, known)
+                resolution = await self.resolver.resolve(scope, conv, known)
                 session = resolution.session
             ticket = self.queue.enter(session.id)
         finally:
@@ -353,7 +369,11 @@ class Pipeline:
             raise
 
     def _recognise(
-        self, counter: TokenCounter, messages: list[dict[str, Any]], ctx: RequestContext
+        self,
+        counter: TokenCounter,
+        messages: list[dict[str, Any]],
+        ctx: RequestContext,
+        scope: str,
     ) -> tuple[Conversation, tuple[SessionRow, int] | None]:
         """Build the conversation, reusing a cached session's turns when it continues one.
 
@@ -369,7 +389,7 @@ class Pipeline:
         if not raws:
             return build_conversation(counter, messages), None
         first = message_hash(raws[0])
-        for cached in self.cache.candidates(ctx.tenant_id, first):
+        for cached in self.cache.candidates(scope, first):
             if cached.session.message_count != len(cached.raws):
                 continue  # written since it was cached: let the store decide
             shared = shared_prefix(cached, raws, first, self.cache.proven(messages, cached))
@@ -959,6 +979,7 @@ class Pipeline:
             prepared.forwarded,
             prepared.params,
             stream=False,
+            about=prepared,
             **prepared.call_args(),
         )
         compare = self.start_compare(prepared)

@@ -69,7 +69,12 @@ async def stream_completion(
 ) -> Response:
     upstream = pipeline.upstream
     call = upstream.build_call(
-        prepared.target, prepared.forwarded, prepared.params, True, **prepared.call_args()
+        prepared.target,
+        prepared.forwarded,
+        prepared.params,
+        True,
+        about=prepared,
+        **prepared.call_args(),
     )
     started = asyncio.get_running_loop().time()
     compare = pipeline.start_compare(prepared)

@@ -13,6 +13,7 @@ import json
 import logging
 import re
 import time
+from collections import OrderedDict
 from typing import Any
 
 from proxy.store.faults import store_fault
@@ -20,6 +21,9 @@ from proxy.store.repo import Store
 
 log = logging.getLogger("memproxy.log")
 
+# Requests answered (or being answered) whose record is not written yet, kept so
+# that a read of the record can wait for it; bounded, oldest first out.
+_EXPECTED_MAX = 10_000
 # A record written while the store is locked or full is retried (0.5 s, 1 s
 # later) before it is given up: "recorded when possible".
 _SAVE_TRIES = 3
@@ -53,6 +57,7 @@ class RequestLog:
         self._pending = 0
         self._idle = asyncio.Event()
         self._idle.set()
+        self._expected: OrderedDict[str, asyncio.Event] = OrderedDict()
 
     def start(self) -> None:
         if self._task is None:
@@ -75,6 +80,26 @@ class RequestLog:
             except Exception:  # the store may be briefly unavailable; try again later
                 log.exception("request record purge failed")
             await asyncio.sleep(3600)
+
+    def expect(self, request_id: str) -> None:
+        """This process will write `request_id`'s record (`wait_for` may wait for it)."""
+        self._expected[request_id] = asyncio.Event()
+        while len(self._expected) > _EXPECTED_MAX:
+            self._expected.popitem(last=False)[1].set()
+
+    async def wait_for(self, request_id: str, timeout_s: float) -> None:
+        """Until `request_id`'s record is written, at most `timeout_s`; at once if it is
+        not one this process expects (written already, another replica's, unknown)."""
+        event = self._expected.get(request_id)
+        if event is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), timeout_s)
+
+    def _written(self, batch: list[dict[str, Any]]) -> None:
+        for row in batch:
+            event = self._expected.pop(str(row.get("id")), None)
+            if event is not None:
+                event.set()
 
     def submit(self, row: dict[str, Any]) -> None:
         self._pending += 1
@@ -122,6 +147,7 @@ class RequestLog:
                     break
                 batch.append(nxt)
             await self._save(batch)
+            self._written(batch)
             self._pending -= len(batch)
             if self._pending <= 0:
                 self._pending = 0

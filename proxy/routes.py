@@ -12,11 +12,13 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from proxy.chat_request import parse_chat_request
 from proxy.errors import ProxyError
 from proxy.ids import new_id
+from proxy.longterm import user_scope
 from proxy.metrics import render_long_term
 from proxy.openapi import CHAT_OPENAPI
 from proxy.pipeline import RequestContext
 from proxy.relay import stream_completion
 from proxy.services import Services
+from proxy.sessions import match_scope
 from proxy.store.faults import store_fault
 
 router = APIRouter()
@@ -92,6 +94,14 @@ def _memory_headers(request: Request, limit: int) -> dict[str, str | None]:
     return out
 
 
+def _cache_scope(tenant: str, headers: dict[str, str | None], body: Any) -> str:
+    """The scope the pipeline matches this conversation in (`match_scope`)."""
+    if headers["x-memory-session"] is not None:
+        return tenant
+    user = user_scope(headers["x-memory-user"], body if isinstance(body, dict) else {})
+    return match_scope(tenant, user)
+
+
 @router.post("/v1/chat/completions", openapi_extra=CHAT_OPENAPI)
 @router.post("/chat/completions", openapi_extra=CHAT_OPENAPI)
 async def chat_completions(request: Request) -> Response:
@@ -101,12 +111,13 @@ async def chat_completions(request: Request) -> Response:
     try:
         tenant = services.auth.tenant(request.headers.get("authorization"))
         raw = await _read_body(request, settings.server.max_body_bytes)
-        req = parse_chat_request(
-            _parse_json(raw),
-            max_messages=settings.server.max_messages,
-            seen=partial(services.pipeline.cache.seen_prefix, tenant),
-        )
         headers = _memory_headers(request, settings.server.max_header_bytes)
+        body = _parse_json(raw)
+        req = parse_chat_request(
+            body,
+            max_messages=settings.server.max_messages,
+            seen=partial(services.pipeline.cache.seen_prefix, _cache_scope(tenant, headers, body)),
+        )
         ctx = RequestContext(
             request_id=request_id,
             tenant_id=tenant,
@@ -117,6 +128,7 @@ async def chat_completions(request: Request) -> Response:
             user_header=headers["x-memory-user"],
         )
         prepared = await services.pipeline.prepare_guarded(req, ctx)
+        services.request_log.expect(request_id)  # GET /memory/requests/{id} may wait for it
     except ProxyError as exc:
         return exc.response({"X-Memory-Request-Id": request_id})
     if req.stream:

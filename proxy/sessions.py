@@ -17,6 +17,7 @@ synced (`Store.sync`) once held: another replica's writes drop our copies.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -27,6 +28,23 @@ from policies.types import MemoryItem
 from proxy.conversation import Conversation
 from proxy.ids import new_id
 from proxy.store.repo import SessionRow, Store, StoredMessage
+
+
+def match_scope(tenant_id: str, user: str | None) -> str:
+    """Where transparent matching looks for a conversation: the caller's key, and
+    within it the end user (`X-Memory-User`, else the body's `user`) when one is sent.
+
+    Two end users of one key whose conversations open alike (same system prompt,
+    "Hi") would otherwise share a stored prefix and be matched as one conversation.
+    Sessions found this way are stored under this scope (`sessions.tenant_id`:
+    the key's tenant id, then `~` and a hash of the user); named sessions
+    (`X-Memory-Session`) stay the key's.
+    """
+    if not user:
+        return tenant_id
+    digest = hashlib.blake2b(user.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    return f"{tenant_id}~{digest}"
+
 
 ResolutionKind = Literal["new", "continuation", "retry", "regenerate", "fork", "stateful", "rewind"]
 
@@ -187,8 +205,17 @@ class SessionResolver:
     async def named_session(
         self, tenant_id: str, external_id: str, conv: Conversation
     ) -> SessionRow:
-        """The session the client named (created on first use); no turns written yet."""
+        """The session the client named (created on first use); no turns written yet.
+
+        A name that is the id of one of this key's sessions continues that session:
+        a client that echoes back the `X-Memory-Session` of a response it got
+        (transparent sessions answer with their id) continues the conversation.
+        """
         session = await self.store.find_external_session(tenant_id, external_id)
+        if session is None:
+            found = await self.store.get_session(external_id)
+            if found is not None and found.tenant_id.split("~")[0] == tenant_id:
+                return found
         if session is None:
             session = await self.store.create_session(
                 tenant_id,

@@ -23,6 +23,7 @@ from typing import Any
 
 import anyio
 
+from proxy import demo
 from proxy.config import ModelEntry, Settings
 from proxy.errors import ProxyError
 from proxy.routing import Call, RetryPolicy, run_routed
@@ -196,6 +197,8 @@ class Upstream:
 
     def resolve(self, model: str) -> Target:
         entry: ModelEntry | None = self.settings.find_model(model)
+        if entry is not None and entry.missing_env:
+            raise missing_env_error(entry)
         if entry is not None:
             info = entry.model_info.get("max_input_tokens")
             return Target(
@@ -281,11 +284,13 @@ class Upstream:
         fallbacks: bool = True,
         fallback_messages: list[dict[str, Any]] | None = None,
         fallback_params: dict[str, Any] | None = None,
+        about: Any = None,
     ) -> Call:
         """litellm's arguments for `target`, with a call per configured fallback entry.
 
         `fallback_*`: what the fallbacks get instead (the prompt without the cache
-        hints meant for `target`'s provider); by default the same."""
+        hints meant for `target`'s provider); by default the same. `about` (the
+        pipeline's `Prepared`) is read only by the built-in demo model."""
         server = self.settings.server
         httpx_timeout = _timeout(server.request_timeout_s, server.connect_timeout_s)
         call: dict[str, Any] = {
@@ -313,9 +318,15 @@ class Upstream:
             call[key] = value
         if extra:
             call["extra_body"] = extra
+        if demo.is_demo(target.params):
+            call[demo.FACTS_KEY] = demo.request_facts(about)
         backups = []
         if fallbacks:
             for name in self.settings.fallbacks_for(target.model_name):
+                entry = self.settings.find_model(name)
+                if entry is not None and entry.missing_env:
+                    log.warning("fallback %s skipped: %s", name, missing_env_error(entry).message)
+                    continue
                 backups.append(
                     self.build_call(
                         self.resolve(name),
@@ -323,6 +334,7 @@ class Upstream:
                         params if fallback_params is None else fallback_params,
                         stream,
                         fallbacks=False,
+                        about=about,
                     )
                 )
         return Call(target.model_name, call, backups)
@@ -338,6 +350,8 @@ class Upstream:
         started = time.perf_counter()
 
         async def attempt(entry: Call) -> Any:
+            if demo.is_demo(entry):
+                return demo.complete(entry, entry.model_name)
             return await self.litellm.acompletion(**self._litellm_kwargs(entry))
 
         response, route = await run_routed(
@@ -352,7 +366,10 @@ class Upstream:
         """Open the stream and wait for its first chunk; retry or fall back until then."""
 
         async def attempt(entry: Call) -> tuple[Any, Any]:
-            stream = await self.litellm.acompletion(**self._litellm_kwargs(entry))
+            if demo.is_demo(entry):
+                stream: Any = demo.stream(entry, entry.model_name)
+            else:
+                stream = await self.litellm.acompletion(**self._litellm_kwargs(entry))
             try:
                 first = await stream.__anext__()
             except StopAsyncIteration:
@@ -584,6 +601,27 @@ class Upstream:
         if isinstance(status, int) and 400 <= status < 600:
             return ProxyError(status, message, code="upstream_error", headers=headers)
         return ProxyError(502, f"upstream error: {message}", code="upstream_error")
+
+
+def missing_env_error(entry: ModelEntry) -> ProxyError:
+    """A model whose `os.environ/NAME` was unset at start: 502, and not to be retried.
+
+    502 because the fault is the proxy's configuration, not the client's request
+    or key; `x-should-retry: false` because the openai and anthropic SDKs would
+    otherwise retry a 502 (twice, by default) although nothing can change until
+    memproxy is restarted with the variable set.
+    """
+    names = ", ".join(sorted({name for _, name in entry.missing_env}))
+    keys = ", ".join(f"litellm_params.{key}: os.environ/{name}" for key, name in entry.missing_env)
+    return ProxyError(
+        502,
+        f"model {entry.model_name!r} cannot be called: the environment variable {names} "
+        f"({keys}) was not set when memproxy started. Set it and restart memproxy, "
+        "or choose another model.",
+        param="model",
+        code="missing_provider_key",
+        headers={"x-should-retry": "false"},
+    )
 
 
 # litellm's per-call success logging (`Logging`'s handlers), replaced by no-ops.

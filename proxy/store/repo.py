@@ -520,6 +520,30 @@ class Store(LongTermRows):
             ).first()
         return _session_from_row(row) if row else None
 
+    async def sessions_named(self, external_id: str) -> list[SessionRow]:
+        """Sessions a client named `external_id` (`X-Memory-Session`), in any tenant."""
+        query = select(t.sessions).where(t.sessions.c.external_id == external_id)
+        async with self._connect() as conn:
+            rows = (await conn.execute(query.order_by(t.sessions.c.updated_at.desc()))).all()
+        return [_session_from_row(r) for r in rows]
+
+    async def session_openings(self, session_ids: Sequence[str]) -> dict[str, str]:
+        """Each session's first user turn (its text): how a person tells sessions apart."""
+        if not session_ids:
+            return {}
+        m = t.messages
+        query = (
+            select(m.c.session_id, m.c.ordinal, m.c.text)
+            .where(m.c.session_id.in_(list(session_ids)), m.c.role == "user", m.c.ordinal < 8)
+            .order_by(m.c.session_id, m.c.ordinal)
+        )
+        async with self._connect() as conn:
+            rows = (await conn.execute(query)).all()
+        out: dict[str, str] = {}
+        for row in rows:
+            out.setdefault(row.session_id, row.text)
+        return out
+
     async def list_sessions(self, tenant_id: str | None, limit: int = 100) -> list[SessionRow]:
         query = select(t.sessions).order_by(t.sessions.c.updated_at.desc()).limit(limit)
         if tenant_id is not None:

@@ -23,6 +23,8 @@ pytestmark = pytest.mark.e2e
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+# The README's screenshot of /ui, retaken by every run of the test below.
+README_SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "inspector.png"
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -165,11 +167,39 @@ def test_inspector_shows_a_real_requests_context(served: str) -> None:
 
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "inspector.png"))
+            page.screenshot(path=str(README_SCREENSHOT))
             page.locator("#items").scroll_into_view_if_needed()
             page.screenshot(path=str(ARTIFACTS / "inspector-memory.png"))
         finally:
             browser.close()
     assert errors == []
+
+
+def test_the_printed_url_opens_the_inspector_and_sessions_read_as_words(served: str) -> None:
+    """`memproxy serve` prints /ui#key=...: the page takes the key from the fragment."""
+    with httpx.Client(base_url=served, timeout=30) as client:
+        for headers, text in (
+            ({"X-Memory-Session": "balcony-herbs"}, "Which herbs like a windy balcony?"),
+            ({}, "Help me choose a compost bin for a small yard."),
+        ):
+            resp = client.post(
+                "/v1/chat/completions",
+                json={"model": "stub", "messages": [{"role": "user", "content": text}]},
+                headers=headers,
+            )
+            assert resp.status_code == 200, resp.text
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(f"{served}/ui#key={ADMIN_KEY}")
+            page.wait_for_selector("#sessions .entry")
+            listed = page.inner_text("#sessions")
+            assert "balcony-herbs" in listed  # a named session by its name
+            assert "Help me choose a compost bin" in listed  # the others by their opening
+            assert ADMIN_KEY not in page.url  # the key left the address bar
+        finally:
+            browser.close()
 
 
 def test_inspector_page_reports_a_wrong_key(served: str) -> None:

@@ -100,7 +100,7 @@ async def test_burst_of_distinct_messages_on_one_named_session(
     assert [r.status_code for r in responses] == [200] * burst
     assert len({r.headers["X-Memory-Session"] for r in responses}) == 1
     await proxy.settle()
-    stored = await proxy.services.store.load_messages(responses[0].headers["X-Memory-Session"])
+    stored = await proxy.services.store.load_messages(responses[0].headers["X-Memory-Session-Id"])
     assert [m.role for m in stored] == ["user", "assistant"] * burst
     users = [m.text for m in stored[0::2]]
     assert sorted(users) == sorted(texts)

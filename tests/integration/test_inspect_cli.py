@@ -203,8 +203,9 @@ def test_a_store_that_cannot_be_opened_is_one_line_not_a_traceback(
     for thread in threading.enumerate():
         if "_connection_worker_thread" in thread.name:
             thread.join(timeout=10)
-    assert exited.value.code == 1
+    # A file that is not there is never created (issue #22): one line naming it.
+    assert exited.value.code == 2
     err = capsys.readouterr().err
-    assert err.strip() == (
-        "memproxy: the memory store is unavailable: unable to open database file"
-    )
+    assert err.count("\n") == 1
+    assert err.startswith(f"memproxy: no database at {tmp_path / 'no-such-dir' / 'x.db'} ")
+    assert not (tmp_path / "no-such-dir").exists()

@@ -183,7 +183,7 @@ async def test_deleting_a_conversation_takes_back_what_it_alone_told(
             history.append({"role": "user", "content": text})
             resp = await proxy.chat(history, headers=headers)
             assert resp.status_code == 200, resp.text
-            session = resp.headers["X-Memory-Session"]
+            session = resp.headers["X-Memory-Session-Id"]
             history.append(resp.json()["choices"][0]["message"])
         await proxy.settle()
         return session

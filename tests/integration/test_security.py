@@ -95,14 +95,15 @@ async def test_another_tenants_session_id_reaches_nothing_of_it(
         headers=as_client(OTHER_KEY, **{"X-Memory-Session": session_a}),
     )
     assert probe.status_code == 200
-    assert probe.headers["X-Memory-Session"] != session_a
+    # B's own session under that name, never A's.
+    assert probe.headers["X-Memory-Session-Id"] != session_a
     forwarded = json.dumps(stub_upstream.received[-1].body["messages"], ensure_ascii=False)
     assert canary not in forwarded
 
     # The admin view of B's session holds none of A's turns.
     await secured.settle()
     detail = await secured.client.get(
-        f"/memory/sessions/{probe.headers['X-Memory-Session']}",
+        f"/memory/sessions/{probe.headers['X-Memory-Session-Id']}",
         headers={"Authorization": f"Bearer {ADMIN_KEY}"},
     )
     assert detail.status_code == 200

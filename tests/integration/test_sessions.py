@@ -126,7 +126,12 @@ async def test_tenants_never_share_a_session(proxy_factory: Any) -> None:
     named = {"X-Memory-Session": "shared-name"}
     a2 = await harness.chat(messages, headers={**named, "Authorization": "Bearer key-a"})
     b2 = await harness.chat(messages, headers={**named, "Authorization": "Bearer key-b"})
-    assert a2.headers["X-Memory-Session"] != b2.headers["X-Memory-Session"]
+    # Both are answered with the name the client chose; behind it, two sessions.
+    assert a2.headers["X-Memory-Session"] == b2.headers["X-Memory-Session"] == "shared-name"
+    await harness.settle()
+    store = harness.services.store
+    rows = [await store.get_request(r.headers["X-Memory-Request-Id"]) for r in (a2, b2)]
+    assert rows[0]["session_id"] != rows[1]["session_id"]
 
 
 async def test_long_history_seen_first_is_ingested_in_one_pass(proxy: Any) -> None:
@@ -170,7 +175,7 @@ async def test_parallel_requests_on_one_named_session_lose_no_turn(proxy: Any) -
         ]
     )
     assert all(r.status_code == 200 for r in results)
-    session = results[0].headers["X-Memory-Session"]
+    session = results[0].headers["X-Memory-Session-Id"]
     await proxy.settle()
     stored = await _stored_roles(proxy, session)
     users = [t for r, t in stored if r == "user"]
@@ -215,15 +220,16 @@ async def test_named_sessions_with_equal_histories_stay_apart(proxy: Any) -> Non
     sessions = {}
     for name in names:
         _, resp = await _turn(proxy, history, f"follow-up for {name}", {"X-Memory-Session": name})
-        sessions[name] = resp.headers["X-Memory-Session"]
-    assert len({plain.headers["X-Memory-Session"], *sessions.values()}) == 3
+        assert resp.headers["X-Memory-Session"] == name
+        sessions[name] = resp.headers["X-Memory-Session-Id"]
+    assert len({plain.headers["X-Memory-Session-Id"], *sessions.values()}) == 3
     for name in names:
         again, resp = await _turn(
             proxy, history, f"follow-up for {name}", {"X-Memory-Session": name}
         )
-        assert resp.headers["X-Memory-Session"] == sessions[name]
+        assert resp.headers["X-Memory-Session-Id"] == sessions[name]
         _, resp = await _turn(proxy, again, f"third turn of {name}", {"X-Memory-Session": name})
-        assert resp.headers["X-Memory-Session"] == sessions[name]
+        assert resp.headers["X-Memory-Session-Id"] == sessions[name]
     await proxy.settle()
     for name in names:
         stored = await _stored_roles(proxy, sessions[name])
