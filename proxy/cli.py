@@ -207,15 +207,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 def cmd_ab_report(args: argparse.Namespace) -> int:
     from proxy.inspect_cli import show_ab
 
+    judge_only = [f"--{k}" for k in ("sample", "tenant", "since", "yes") if getattr(args, k)]
+    if judge_only and not args.judge:
+        print(f"memproxy: {', '.join(judge_only)} only go with --judge", file=sys.stderr)
+        return 2
     settings = _load_existing_store(args.config)
     if args.judge:
         from proxy.live_cli import ab_judge
 
         return ab_judge(args, settings)
-    judge_only = [f"--{k}" for k in ("sample", "tenant", "since", "yes") if getattr(args, k)]
-    if judge_only:
-        print(f"memproxy: {', '.join(judge_only)} only go with --judge", file=sys.stderr)
-        return 2
     return asyncio.run(show_ab(settings, args))
 
 
