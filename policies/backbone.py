@@ -426,20 +426,20 @@ def _phases(units: Sequence[_Unit], r: _Renderer, k: _Knowledge) -> tuple[list[M
         o = u.user.ordinal
         if k.outdated.get(o) and not k.live.get(o):
             at_once.append((i, 0, 0, "overflow: everything it stated was changed later"))
-    # Newest first: the prompt then breaks late, where less of it has to be
-    # paid again (and, measured on the probe sets, oldest-first dropping lost
-    # more final requirements: early turns state what is never revised).
+    # Cutting down goes newest first: the prompt then breaks late, where less
+    # of it has to be paid again. Whole exchanges go oldest first: the newest
+    # carry the revisions.
     order = [*range(n - 1, 0, -1), 0]
-    for i in order:
-        u = units[i]
-        if u.user is not None and i not in chatter and r.condensable(u.user):
-            stepwise.append((i, 1, 1, "overflow: condensed to its informative sentences"))
     for i in order:
         if i not in chatter and units[i].groups:
             stepwise.append((i, 2, 0, "overflow: older replies and tool rounds left out"))
     for i in order:
+        u = units[i]
+        if u.user is not None and i not in chatter and r.condensable(u.user):
+            stepwise.append((i, 1, 0, "overflow: condensed to its informative sentences"))
+    for i in [*range(1, n), 0]:
         if i not in chatter:
-            stepwise.append((i, 0, 0, "overflow: exchanges left to recall"))
+            stepwise.append((i, 0, 0, "overflow: oldest exchanges left to recall"))
     return at_once, stepwise
 
 
@@ -508,6 +508,42 @@ def _notes(notes: Sequence[str], cap: int, count: Any) -> Generated:
     return Generated([content], tokens, [Section("notes", tokens, len(out))], cands)
 
 
+def _frozen_tokens(r: _Renderer, n: int) -> int:
+    return sum(r.render(i).tokens for i in range(n))
+
+
+def _fit(
+    units: list[_Unit], n: int, cap: int, r: _Renderer, k: _Knowledge, step: int, start: Any
+) -> int:
+    for u in units[:n]:
+        u.user_level, u.assistant_level, u.reason = start(u)
+    over = _frozen_tokens(r, n) - cap
+    if over > 0:
+        _shrink(units[:n], r, k, math.ceil(over / step) * step)
+    return _frozen_tokens(r, n)
+
+
+def _fit_frozen(
+    units: list[_Unit],
+    n: int,
+    cap: int,
+    r: _Renderer,
+    k: _Knowledge,
+    step: int,
+    sticky: Any,
+) -> None:
+    """Levels for the first `n` units within `cap`: from the previous request's
+    (the prompt then only changes where something new gives way), unless laying
+    the frozen part out afresh would show more than a step more of it (a rebase)."""
+    kept = _fit(units, n, cap, r, k, step, lambda u: sticky.get(u.first_ordinal, (2, 2, "")))
+    if not sticky or kept > cap - 2 * step:
+        return
+    levels = [(u.user_level, u.assistant_level, u.reason) for u in units[:n]]
+    if _fit(units, n, cap, r, k, step, lambda u: (2, 2, "")) < kept + step:
+        for u, (a, b, why) in zip(units[:n], levels, strict=True):
+            u.user_level, u.assistant_level, u.reason = a, b, why
+
+
 def assemble_backbone(inp: Any, p: BackboneParams) -> AssembledContext:
     """The backbone context for one request (`inp`: `policies.assembly.AssemblyInput`)."""
     sys_t, tail_t = _tokens(inp.system), _tokens(inp.tail)
@@ -528,17 +564,13 @@ def assemble_backbone(inp: Any, p: BackboneParams) -> AssembledContext:
     f_cap = int(hist_room * p.frozen_share)
     step = max(1, int(hist_room * p.evict_step))
 
-    def frozen_tokens(n: int) -> int:
-        return sum(r.render(i).tokens for i in range(n))
-
     sticky = inp.backbone_levels
 
+    def frozen_tokens(n: int) -> int:
+        return _frozen_tokens(r, n)
+
     def fit_frozen(n: int, cap: int) -> None:
-        for u in all_units[:n]:
-            u.user_level, u.assistant_level, u.reason = sticky.get(u.first_ordinal, (2, 2, ""))
-        over = frozen_tokens(n) - cap
-        if over > 0:
-            _shrink(list(all_units[:n]), r, k, math.ceil(over / step) * step)
+        _fit_frozen(all_units, n, cap, r, k, step, sticky)
 
     compact: int | None = None
     fit_frozen(frozen_n, f_cap)
