@@ -1,20 +1,31 @@
 """memproxy against LiteLLM's own proxy, side by side, on the same local stub.
 
-    python bench/vs_litellm.py [-n 400] [--rounds 40] [--leak 10000] [--skip-litellm]
+    python bench/vs_litellm.py [-n 300] [--rounds 40] [--reps 3] [--leak 10000]
+                               [--litellm-venv DIR] [--skip-litellm]
 
 One process tree, one run, ratios measured in that run:
 
 - the stub upstream runs in its own process (so its work does not share a GIL
   with the load generator); memproxy (`memproxy serve`) and LiteLLM's proxy
-  (`litellm --config`, installed in a separate venv under ~/.cache if missing:
-  it is not a dependency of memproxy) both point at it;
-- added latency p50 / p99 against calling the stub directly, at concurrency 1
-  and 16: LiteLLM proxy pass-through, memproxy `raw`, memproxy `managed` on a
-  conversation of `--rounds` prior rounds with a budget well below its size
-  (each request continues its own conversation, as a chat app does);
-- streaming: added time to the first and to the last chunk (concurrency 1);
-- throughput (requests/s) of managed mode at concurrency 16 and 64 on distinct
-  sessions; peak RSS; RSS after `--leak` requests against after a tenth of them.
+  (`litellm --config`) both point at it. LiteLLM is not a dependency of
+  memproxy: it lives in its own venv (`--litellm-venv`), installed there if
+  missing with the newest `litellm[proxy]` on the index whose extra installs
+  (a loud note says when an older release had to be taken). The version
+  measured is printed;
+- added latency p50 / p99 against calling the stub directly, at concurrency 1,
+  16 and 64, on two paths of a conversation of `--rounds` prior rounds:
+  *continue* (each request continues its worker's conversation with our
+  answer and a new user turn, as a chat app does) and *resend* (the same
+  request sent again and again, as a "regenerate" button does). Targets:
+  the stub directly, LiteLLM's proxy (pass-through), memproxy `raw`, memproxy
+  `managed` with a budget well below the conversation's size;
+- the targets are interleaved: each (concurrency, path) is measured in
+  `--reps` rounds, every round running each target once, on fresh
+  conversations, so a burst of load from elsewhere hits all targets alike;
+- streaming, concurrency 1, both paths: added time to the first and to the
+  last chunk;
+- RSS of a separate memproxy process (`--rss-cache-sessions`): once its caches
+  are full, before and after `--leak` more requests on ever new sessions.
 
 The load generator is httpx in this process; on a 2-core machine it competes
 with the servers for CPU, so absolute figures are upper bounds and the ratios
@@ -46,10 +57,11 @@ sys.path.insert(0, str(ROOT))
 from bench.harness import free_port, serve_memproxy, stub_model, wait_http  # noqa: E402
 
 LITELLM_VENV = Path.home() / ".cache" / "memproxy-bench" / "litellm-proxy-venv"
-# The newest litellm releases pin a `litellm-proxy` package that some mirrors
-# lack; try our own version first, then the newest whose proxy extra resolves
-# everywhere we have tried.
-LITELLM_VERSIONS = ("", "==1.100.5")
+# Written into the venv when an older release had to be taken: reused runs say so too.
+FALLBACK_NOTE = "memproxy-bench-fallback.txt"
+MAX_INSTALL_TRIES = 20
+CONCURRENCY = (1, 16, 64)
+PATHS = ("continue", "resend")
 
 TOPICS = (
     "the deployment checklist",
@@ -87,32 +99,89 @@ def start_stub(log: Path) -> tuple[subprocess.Popen[bytes], str]:
 def start_memproxy(
     stub_url: str, tmp: Path, cache_sessions: int | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
+    tmp.mkdir(parents=True, exist_ok=True)
     memory: dict[str, Any] = {"database_url": f"sqlite+aiosqlite:///{tmp}/memproxy.db"}
-    if cache_sessions is not None:
+    if cache_sessions:
         memory["cache_sessions"] = cache_sessions
     config = {"model_list": [stub_model(stub_url)], "memory": memory}
     return serve_memproxy(config, tmp, log=tmp / "memproxy.log")
 
 
-def litellm_binary() -> Path | None:
-    binary = LITELLM_VENV / "bin" / "litellm"
-    if binary.exists():
-        return binary
-    from importlib.metadata import version
+def loud(message: str) -> None:
+    bar = "!" * 78
+    print(f"{bar}\n!! {message}\n{bar}", flush=True)
 
-    ours = version("litellm")
-    subprocess.run([sys.executable, "-m", "venv", str(LITELLM_VENV)], check=True)
-    pip = [str(LITELLM_VENV / "bin" / "python"), "-m", "pip", "install", "-q"]
-    for pin in LITELLM_VERSIONS:
-        spec = f"litellm[proxy]{pin or '==' + ours}"
-        print(f"installing {spec} into {LITELLM_VENV} ...", flush=True)
-        if subprocess.run([*pip, spec], check=False).returncode == 0 and binary.exists():
-            return binary
-    return None
+
+def index_versions(python: Path) -> list[str]:
+    """Final litellm releases on the package index, newest first (empty if unreachable)."""
+    out = subprocess.run(
+        [str(python), "-m", "pip", "index", "versions", "litellm"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    for line in out.splitlines():
+        if line.strip().startswith("Available versions:"):
+            names = [v.strip() for v in line.split(":", 1)[1].split(",")]
+            return [v for v in names if v.replace(".", "").isdigit()]
+    return []
+
+
+def installed_version(venv: Path) -> str:
+    code = "from importlib.metadata import version; print(version('litellm'))"
+    python = venv / "bin" / "python"
+    return subprocess.run(
+        [str(python), "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def litellm_binary(venv: Path, reinstall: bool) -> tuple[Path, str] | None:
+    """LiteLLM's proxy in `venv`: (binary, version), installing the newest that installs."""
+    binary = venv / "bin" / "litellm"
+    if not binary.exists() or reinstall:
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+        python = venv / "bin" / "python"
+        versions = index_versions(python)
+        if not versions:
+            loud("the package index lists no litellm release: LiteLLM's rows are missing")
+            return None
+        for tries, version in enumerate(versions[:MAX_INSTALL_TRIES]):
+            print(f"installing litellm[proxy]=={version} into {venv} ...", flush=True)
+            pip = [str(python), "-m", "pip", "install", "-q", f"litellm[proxy]=={version}"]
+            if subprocess.run(pip, check=False).returncode == 0 and binary.exists():
+                if tries:
+                    note = (
+                        f"litellm {versions[0]} is the newest on the index, but the [proxy] "
+                        f"extra of the {tries} newest releases does not install here; "
+                        f"measuring {version}, the newest whose extra does"
+                    )
+                    (venv / FALLBACK_NOTE).write_text(note)
+                break
+            loud(f"litellm[proxy]=={version} does not install here: trying the next older")
+        else:
+            loud("no litellm[proxy] release installs here: LiteLLM's rows are missing")
+            return None
+    version = installed_version(venv)
+    note = venv / FALLBACK_NOTE
+    if note.exists():
+        loud(note.read_text())
+    else:
+        newest = index_versions(venv / "bin" / "python")
+        if newest and newest[0] != version:
+            loud(
+                f"measuring litellm {version} from {venv}; the index has {newest[0]} "
+                "(run with --reinstall-litellm to try it)"
+            )
+    return binary, version
 
 
 def start_litellm(binary: Path, stub_url: str, tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
-    config = {"model_list": [stub_model(stub_url)]}
+    # No key on either side (memproxy runs without `server.api_keys` here): recent
+    # releases refuse to start keyless unless told this is local development.
+    config = {
+        "model_list": [stub_model(stub_url)],
+        "general_settings": {"dangerously_permit_weak_or_unset_master_key": True},
+    }
     path = tmp / "litellm.yaml"
     path.write_text(yaml.safe_dump(config))
     port = free_port()
@@ -172,27 +241,37 @@ async def run_load(
     per_worker: int,
     make_history: Callable[[int], list[dict[str, Any]]],
     *,
+    path: str = "continue",
     stream: bool = False,
     warmup: int = 3,
 ) -> tuple[list[float], list[float], float]:
-    """Each worker continues its own conversation; returns (first, total) ms and wall s.
+    """`concurrency` workers, each on its own conversation; returns (first, total) ms, wall s.
 
-    The first `warmup` requests of each worker (the first one ingests the whole
-    history: a new session) are not measured; measuring starts when every
-    worker is done warming up.
+    `continue`: each request adds our answer and a new user turn to the
+    worker's conversation. `resend`: each worker sends one request again and
+    again (a regenerate). The first `warmup` requests of each worker (the
+    first one ingests the whole history: a new session) are not measured;
+    measuring starts when every worker is done warming up.
     """
     first: list[float] = []
     total: list[float] = []
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    # Servers drop a connection idle for 5 s (uvicorn's default), as long as a slow
+    # warm-up can keep a worker at the barrier: let the client drop it first.
+    limits = httpx.Limits(
+        max_connections=concurrency, max_keepalive_connections=concurrency, keepalive_expiry=2.0
+    )
     barrier = asyncio.Barrier(concurrency)
     started: list[float] = []
 
     async def worker(client: httpx.AsyncClient, index: int) -> None:
         history = make_history(index)
+        if path == "resend":
+            history.append({"role": "user", "content": f"Draft that again, worker {index}."})
         for i in range(warmup + per_worker):
             if i == warmup and await barrier.wait() == 0:
                 started.append(time.perf_counter())
-            history.append({"role": "user", "content": f"Next step {i} for worker {index}?"})
+            if path == "continue":
+                history.append({"role": "user", "content": f"Next step {i} for worker {index}?"})
             body: dict[str, Any] = {"model": target.model, "messages": history}
             start = time.perf_counter()
             if stream:
@@ -218,7 +297,8 @@ async def run_load(
                 answer = resp.json()["choices"][0]["message"].get("content") or ""
             if i >= warmup:
                 total.append((time.perf_counter() - start) * 1000)
-            history.append({"role": "assistant", "content": answer})
+            if path == "continue":
+                history.append({"role": "assistant", "content": answer})
 
     async with httpx.AsyncClient(timeout=120, limits=limits) as client:
         await asyncio.gather(*(worker(client, w) for w in range(concurrency)))
@@ -241,13 +321,172 @@ def rss_kib(pid: int) -> tuple[int, int]:
     return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
 
 
+class Conversations:
+    """Fresh conversations for every measurement block (no block finds another's session)."""
+
+    def __init__(self, rounds: int) -> None:
+        self.rounds, self.block = rounds, 0
+
+    def next(self) -> Callable[[int], list[dict[str, Any]]]:
+        self.block += 1
+        offset = self.block * 1000
+        return lambda w: conversation(offset + w, self.rounds)
+
+
+Cell = dict[str, list[float]]
+
+
+def measure_latency(
+    targets: list[Target], convs: Conversations, n: int, reps: int, levels: list[int]
+) -> dict[tuple[str, str, int], tuple[list[float], float]]:
+    """(path, target, concurrency) -> (totals ms, requests/s), targets interleaved."""
+    out: dict[tuple[str, str, int], tuple[list[float], float]] = {}
+    for concurrency in levels:
+        per_worker = max(2, n // (concurrency * reps))
+        for path in PATHS:
+            for _ in range(reps):
+                for target in targets:
+                    _, total, wall = asyncio.run(
+                        run_load(target, concurrency, per_worker, convs.next(), path=path)
+                    )
+                    key = (path, target.name, concurrency)
+                    done, spent = out.get(key, ([], 0.0))
+                    out[key] = ([*done, *total], spent + wall)
+    return {k: (v, len(v) / wall) for k, (v, wall) in out.items()}
+
+
+def report_latency(
+    cells: dict[tuple[str, str, int], tuple[list[float], float]],
+    targets: list[Target],
+    rounds: int,
+    levels: list[int],
+) -> None:
+    print(
+        f"\nAdded latency against the stub called directly ({os.cpu_count()} CPUs, "
+        f"non-streaming, {rounds}-round conversations; continue: each request continues "
+        "its worker's conversation; resend: the same request again, as a regenerate)"
+    )
+    print("| path | target | concurrency | p50 ms | p99 ms | added p50 ms | added p99 ms | req/s |")
+    print("|---|---|---|---|---|---|---|---|")
+    added: dict[tuple[str, str, int], float] = {}
+    for path in PATHS:
+        for concurrency in levels:
+            direct = cells[(path, "direct", concurrency)][0]
+            d50, d99 = statistics.median(direct), pct(direct, 0.99)
+            for target in targets:
+                if (path, target.name, concurrency) not in cells:
+                    continue
+                total, rate = cells[(path, target.name, concurrency)]
+                p50, p99 = statistics.median(total), pct(total, 0.99)
+                added[(path, target.name, concurrency)] = p50 - d50
+                print(
+                    f"| {path} | {target.name} | {concurrency} | {p50:.2f} | {p99:.2f} "
+                    f"| {p50 - d50:.2f} | {p99 - d99:.2f} | {rate:.0f} |"
+                )
+    print("\nadded p50, memproxy / LiteLLM proxy (target: managed <= 0.8 at c=1 and c=16)")
+    print("| path | concurrency | managed / litellm | raw / litellm |")
+    print("|---|---|---|---|")
+    for path in PATHS:
+        for concurrency in levels:
+            litellm = added.get((path, "litellm proxy", concurrency))
+            managed = added.get((path, "memproxy managed", concurrency))
+            raw = added.get((path, "memproxy raw", concurrency))
+            if litellm and litellm > 0 and managed is not None and raw is not None:
+                print(f"| {path} | {concurrency} | {managed / litellm:.2f} | {raw / litellm:.2f} |")
+
+
+def measure_stream(
+    targets: list[Target], convs: Conversations, n: int, reps: int
+) -> dict[tuple[str, str], tuple[list[float], list[float]]]:
+    out: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
+    per_block = max(10, n // reps)
+    for path in PATHS:
+        for _ in range(reps):
+            for target in targets:
+                first, total, _ = asyncio.run(
+                    run_load(target, 1, per_block, convs.next(), path=path, stream=True)
+                )
+                f, t = out.get((path, target.name), ([], []))
+                out[(path, target.name)] = ([*f, *first], [*t, *total])
+    return out
+
+
+def report_stream(
+    cells: dict[tuple[str, str], tuple[list[float], list[float]]], targets: list[Target]
+) -> None:
+    print("\nStreaming (concurrency 1): time to the first and last chunk (target: first <= 5 ms)")
+    print("| path | target | first p50 ms | last p50 ms | added first p50 ms | added last p50 ms |")
+    print("|---|---|---|---|---|---|")
+    for path in PATHS:
+        d_first, d_last = (statistics.median(v) for v in cells[(path, "direct")])
+        for target in targets:
+            if (path, target.name) not in cells:
+                continue
+            first, total = cells[(path, target.name)]
+            f50, l50 = statistics.median(first), statistics.median(total)
+            print(
+                f"| {path} | {target.name} | {f50:.2f} | {l50:.2f} | {f50 - d_first:.2f} "
+                f"| {l50 - d_last:.2f} |"
+            )
+
+
+def report_rss(
+    stub_url: str, tmp: Path, cache_sessions: int, total_requests: int, budget: int
+) -> None:
+    """RSS of a fresh memproxy, once its caches are full and after `total_requests` more."""
+    proc, base = start_memproxy(stub_url, tmp / "rss", cache_sessions)
+    try:
+        headers = {"X-Memory-Mode": "managed", "X-Memory-Budget": str(budget)}
+        target = Target("managed", f"{base}/v1/chat/completions", "stub", headers)
+        workers = 16
+        batch = 0
+
+        def fresh(worker: int) -> list[dict[str, Any]]:
+            return conversation(worker + 100_000 + batch * workers, 10)
+
+        # Fill: more sessions than the caches keep, a few requests each.
+        while batch * workers < cache_sessions * 1.2:
+            asyncio.run(run_load(target, workers, 1, fresh, warmup=1))
+            batch += 1
+        filled, _ = rss_kib(proc.pid)
+        done = 0
+        # New conversations in batches, so sessions and stored turns keep growing
+        # the way a busy deployment's do.
+        while done < total_requests:
+            per_worker = min(50, max(1, (total_requests - done) // workers))
+            asyncio.run(run_load(target, workers, per_worker, fresh, warmup=1))
+            done += (per_worker + 1) * workers
+            batch += 1
+        after, peak = rss_kib(proc.pid)
+        print(
+            f"\nRSS of memproxy (managed, cache_sessions {cache_sessions}): caches full after "
+            f"{batch} x {workers} sessions {filled / 1024:.0f} MiB; after {done} more requests "
+            f"{after / 1024:.0f} MiB (ratio {after / filled:.2f}, target <= 1.1); "
+            f"peak {peak / 1024:.0f} MiB"
+        )
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("-n", type=int, default=400, help="requests per latency measurement")
-    parser.add_argument("--rounds", type=int, default=40, help="prior rounds in managed mode")
+    parser.add_argument("-n", type=int, default=300, help="requests per (target, path, c)")
+    parser.add_argument("--reps", type=int, default=3, help="interleaved rounds per cell")
+    parser.add_argument("--rounds", type=int, default=40, help="prior rounds of each chat")
     parser.add_argument("--budget", type=int, default=1500, help="managed-mode budget (tokens)")
     parser.add_argument("--leak", type=int, default=10_000, help="requests for the RSS check")
+    parser.add_argument("--rss-cache-sessions", type=int, default=500)
+    parser.add_argument("--litellm-venv", type=Path, default=LITELLM_VENV)
+    parser.add_argument("--reinstall-litellm", action="store_true")
     parser.add_argument("--skip-litellm", action="store_true")
+    parser.add_argument("--skip-stream", action="store_true")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        action="append",
+        help=f"concurrency levels to measure (repeatable; default {CONCURRENCY})",
+    )
     parser.add_argument(
         "--cache-sessions",
         type=int,
@@ -256,84 +495,55 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    short: Callable[[int], list[dict[str, Any]]] = lambda w: [  # noqa: E731
-        {"role": "system", "content": "You are terse."}
-    ]
-    long_history: Callable[[int], list[dict[str, Any]]] = lambda w: conversation(  # noqa: E731
-        w, args.rounds
-    )
     managed = {"X-Memory-Mode": "managed", "X-Memory-Budget": str(args.budget)}
-    rows: list[tuple[str, int, list[float], list[float]]] = []
+    convs = Conversations(args.rounds)
+    load = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         stub, stub_url = start_stub(tmp / "stub.log")
         procs: list[subprocess.Popen[bytes]] = [stub]
         try:
-            mp, mp_base = start_memproxy(stub_url, tmp, args.cache_sessions)
+            mp, mp_base = start_memproxy(stub_url, tmp / "latency", args.cache_sessions)
             procs.append(mp)
-            targets = [
-                ("direct", Target("direct", f"{stub_url}/chat/completions", "stub-model", {})),
-                (
-                    "memproxy raw",
-                    Target(
-                        "raw", f"{mp_base}/v1/chat/completions", "stub", {"X-Memory-Mode": "raw"}
-                    ),
-                ),
-            ]
-            binary = None if args.skip_litellm else litellm_binary()
-            if binary is not None:
+            chat = f"{mp_base}/v1/chat/completions"
+            targets = [Target("direct", f"{stub_url}/chat/completions", "stub-model", {})]
+            found = (
+                None
+                if args.skip_litellm
+                else litellm_binary(args.litellm_venv, args.reinstall_litellm)
+            )
+            if found is not None:
+                binary, version = found
                 lp, lp_base = start_litellm(binary, stub_url, tmp)
                 procs.append(lp)
                 targets.append(
-                    (
+                    Target(
                         "litellm proxy",
-                        Target(
-                            "litellm",
-                            f"{lp_base}/v1/chat/completions",
-                            "stub",
-                            {"Authorization": "Bearer none"},
-                        ),
+                        f"{lp_base}/v1/chat/completions",
+                        "stub",
+                        {"Authorization": "Bearer none"},
                     )
                 )
-            elif not args.skip_litellm:
-                print("LiteLLM proxy could not be installed: its rows are missing")
-            managed_target = Target("managed", f"{mp_base}/v1/chat/completions", "stub", managed)
-            for concurrency in (1, 16):
-                per_worker = max(5, args.n // concurrency)
-                for name, target in targets:
-                    _, total, _ = asyncio.run(run_load(target, concurrency, per_worker, short))
-                    rows.append((name, concurrency, total, []))
-                    _, total, _ = asyncio.run(
-                        run_load(target, concurrency, per_worker, long_history)
-                    )
-                    rows.append((f"{name}, {args.rounds}-round chat", concurrency, total, []))
-                _, total, _ = asyncio.run(
-                    run_load(managed_target, concurrency, per_worker, long_history)
-                )
-                rows.append((f"memproxy managed, {args.rounds}-round chat", concurrency, total, []))
-            report_latency(rows, args.rounds)
-
-            stream_rows = []
-            for name, target in [*targets, ("memproxy managed", managed_target)]:
-                first, total, _ = asyncio.run(
-                    run_load(target, 1, max(20, args.n // 4), long_history, stream=True)
-                )
-                stream_rows.append((name, first, total))
-            report_stream(stream_rows)
-
+                print(f"LiteLLM proxy measured: litellm {version} ({binary})")
+            targets += [
+                Target("memproxy raw", chat, "stub", {"X-Memory-Mode": "raw"}),
+                Target("memproxy managed", chat, "stub", managed),
+            ]
             print(
-                "\nThroughput, memproxy managed mode, distinct sessions, "
-                f"{args.rounds}-round chats, budget {args.budget}:"
+                f"load average at start {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}, "
+                f"{os.cpu_count()} CPUs; budget {args.budget}, n {args.n}, reps {args.reps}",
+                flush=True,
             )
-            for concurrency in (16, 64):
-                _, total, wall = asyncio.run(
-                    run_load(managed_target, concurrency, max(3, 640 // concurrency), long_history)
-                )
-                print(
-                    f"  concurrency {concurrency}: {len(total) / wall:.0f} requests/s "
-                    f"(p50 {statistics.median(total):.1f} ms)"
-                )
-            report_rss(mp.pid, managed_target, args.leak)
+            levels = args.concurrency or list(CONCURRENCY)
+            cells = measure_latency(targets, convs, args.n, args.reps, levels)
+            report_latency(cells, targets, args.rounds, levels)
+            if not args.skip_stream:
+                streams = measure_stream(targets, convs, max(20, args.n // 3), args.reps)
+                report_stream(streams, targets)
+            if args.leak:
+                report_rss(stub_url, tmp, args.rss_cache_sessions, args.leak, args.budget)
+            end = os.getloadavg()
+            print(f"\nload average at the end {end[0]:.2f} / {end[1]:.2f} / {end[2]:.2f}")
         finally:
             for proc in procs:
                 proc.terminate()
@@ -342,76 +552,6 @@ def main() -> None:
                     proc.wait(timeout=20)
                 except subprocess.TimeoutExpired:
                     proc.kill()
-
-
-def report_latency(rows: list[tuple[str, int, list[float], list[float]]], rounds: int) -> None:
-    print(
-        f"\nAdded latency against the stub called directly ({os.cpu_count()} CPUs, "
-        "non-streaming; each request continues its worker's conversation)"
-    )
-    print("| target | concurrency | p50 ms | p99 ms | added p50 ms | added p99 ms |")
-    print("|---|---|---|---|---|---|")
-    direct: dict[tuple[bool, int], tuple[float, float]] = {}
-    added: dict[tuple[str, int], float] = {}
-    for name, concurrency, total, _ in rows:
-        is_long = "round chat" in name
-        p50, p99 = statistics.median(total), pct(total, 0.99)
-        if name.startswith("direct"):
-            direct[(is_long, concurrency)] = (p50, p99)
-        d50, d99 = direct.get((is_long, concurrency), (0.0, 0.0))
-        added[(name, concurrency)] = p50 - d50
-        print(
-            f"| {name} | {concurrency} | {p50:.2f} | {p99:.2f} | {p50 - d50:.2f} "
-            f"| {p99 - d99:.2f} |"
-        )
-    for concurrency in (1, 16):
-        litellm = added.get((f"litellm proxy, {rounds}-round chat", concurrency))
-        ours = added.get((f"memproxy managed, {rounds}-round chat", concurrency))
-        raw = added.get((f"memproxy raw, {rounds}-round chat", concurrency))
-        if litellm and ours is not None and raw is not None:
-            print(
-                f"concurrency {concurrency}: added p50 managed / litellm = {ours / litellm:.2f}, "
-                f"raw / litellm = {raw / litellm:.2f}"
-            )
-
-
-def report_stream(rows: list[tuple[str, list[float], list[float]]]) -> None:
-    print("\nStreaming (concurrency 1): time to the first and last chunk")
-    print("| target | first p50 ms | last p50 ms | added first p50 ms | added last p50 ms |")
-    print("|---|---|---|---|---|")
-    d_first = d_last = 0.0
-    for name, first, total in rows:
-        f50, l50 = statistics.median(first), statistics.median(total)
-        if name == "direct":
-            d_first, d_last = f50, l50
-        print(f"| {name} | {f50:.2f} | {l50:.2f} | {f50 - d_first:.2f} | {l50 - d_last:.2f} |")
-
-
-def report_rss(pid: int, target: Target, total_requests: int) -> None:
-    workers = 16
-    tenth = max(workers, total_requests // 10)
-    asyncio.run(run_load(target, workers, tenth // workers, lambda w: conversation(w + 1000, 10)))
-    after_tenth, _ = rss_kib(pid)
-    rest = total_requests - tenth
-    # New conversations in batches, so sessions and stored turns keep growing
-    # the way a busy deployment's do.
-    done = 0
-    batch = 0
-
-    def fresh(worker: int) -> list[dict[str, Any]]:
-        return conversation(worker + 2000 + batch * workers, 10)
-
-    while done < rest:
-        per_worker = min(50, max(1, (rest - done) // workers))
-        asyncio.run(run_load(target, workers, per_worker, fresh))
-        done += per_worker * workers
-        batch += 1
-    after_all, peak = rss_kib(pid)
-    print(
-        f"\nRSS of memproxy: after {tenth} requests {after_tenth / 1024:.0f} MiB, after "
-        f"{tenth + done} {after_all / 1024:.0f} MiB (ratio {after_all / after_tenth:.2f}); "
-        f"peak {peak / 1024:.0f} MiB"
-    )
 
 
 if __name__ == "__main__":

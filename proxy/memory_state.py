@@ -87,6 +87,12 @@ class MemoryState:
             self._cache.move_to_end(session_id)
         return cached
 
+    def peek(self, session_id: str) -> list[MemoryItem] | None:
+        """The session's items if held here (no store read), else None."""
+        if session_id in self._dirty:
+            return None  # unsaved exposure: the held items differ from the stored ones
+        return self._cache.get(session_id)
+
     def _remember(self, session_id: str, items: list[MemoryItem]) -> None:
         self._cache[session_id] = items
         self._cache.move_to_end(session_id)

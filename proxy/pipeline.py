@@ -225,7 +225,7 @@ class Pipeline:
         self.memory = MemoryState(store, cache_sessions=cached)
         self.lifecycle = Lifecycle(store, cache_sessions=cached)
         self.llm = LLMPolicies(upstream, settings)
-        self.resolver = SessionResolver(store)
+        self.resolver = SessionResolver(store, self.memory.peek)
         self.cache = ConversationCache(max_sessions=cached)
         self.conversation_locks = KeyedLocks(store)
         self.queue = SessionQueue(store)

@@ -176,9 +176,24 @@ def _fork_items(items: list[MemoryItem], upto: int) -> list[MemoryItem]:
     ]
 
 
+def _derived_from(items: list[MemoryItem], ordinal: int) -> bool:
+    """Whether any item or item change came from message `ordinal` or later."""
+    return any(
+        item.source_ordinal >= ordinal or any(v.ordinal >= ordinal for v in item.versions)
+        for item in items
+    )
+
+
 class SessionResolver:
-    def __init__(self, store: Store) -> None:
+    def __init__(
+        self,
+        store: Store,
+        cached_items: Callable[[str], list[MemoryItem] | None] | None = None,
+    ) -> None:
         self.store = store
+        # The session's items as this process holds them, when it does (they equal
+        # the stored ones: each request saves its changes before the next starts).
+        self.cached_items = cached_items
 
     async def resolve(
         self, tenant_id: str, conv: Conversation, known: tuple[SessionRow, int] | None = None
@@ -267,11 +282,11 @@ class SessionResolver:
             return Resolution(session, "continuation", stored)
         if shared == incoming:
             # Regenerate: the client resent an earlier state; discard what followed.
-            await self._rewind(session, shared, conv)
-            return Resolution(session, "regenerate", shared, items_changed=True)
+            changed = await self._rewind(session, shared, conv)
+            return Resolution(session, "regenerate", shared, items_changed=changed)
         if not fork:
-            await self._rewind(session, shared, conv)
-            return Resolution(session, "rewind", shared, items_changed=True)
+            changed = await self._rewind(session, shared, conv)
+            return Resolution(session, "rewind", shared, items_changed=changed)
         child = await self.store.create_session(
             session.tenant_id,
             parent_id=session.id,
@@ -286,9 +301,22 @@ class SessionResolver:
         )
         return Resolution(child, "fork", shared, items_changed=True)
 
-    async def _rewind(self, session: SessionRow, shared: int, conv: Conversation) -> None:
+    async def _rewind(self, session: SessionRow, shared: int, conv: Conversation) -> bool:
+        """Discard the turns from `shared` on and the memory they made; True if it made any.
+
+        The common regenerate (the same request again) discards only our answer,
+        which usually made no memory: with the items in hand that is seen without
+        reading, rolling back and rewriting them all.
+        """
+        cached = self.cached_items(session.id) if self.cached_items is not None else None
+        if cached is not None and not _derived_from(cached, shared):
+            await self.store.write_turns(
+                session, shared, conv.stored(shared), system=conv.system or None
+            )
+            return False
         items = rollback(await self.store.load_items(session.id), shared)
         await self.store.write_turns(
             session, shared, conv.stored(shared), system=conv.system or None
         )
         await self.store.replace_items(session.id, items)
+        return True

@@ -171,6 +171,7 @@ class Upstream:
         litellm.turn_off_message_logging = True
         logging.getLogger("LiteLLM").setLevel(logging.ERROR)
         drop_success_logging()
+        skip_repeated_pricing_failures()
         self._litellm = litellm
 
     def load_in_background(self) -> None:
@@ -423,9 +424,12 @@ class Upstream:
     def cost(self, response: Any) -> float | None:
         # litellm prices every response while building it; pricing it again
         # cost ~1 ms per request.
-        known = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
+        hidden = getattr(response, "_hidden_params", None) or {}
+        known = hidden.get("response_cost")
         if isinstance(known, int | float):
             return float(known)
+        if _pricing_key(hidden.get("litellm_model_name"), response) in _UNPRICED:
+            return None  # litellm already failed to price this model: it would again
         try:
             return float(self.litellm.completion_cost(completion_response=response))
         except Exception:  # models without a price (local servers, stubs)
@@ -701,6 +705,58 @@ def _provider_error(exc: BaseException) -> dict[str, Any] | None:
         return None
     inner = parsed.get("error") if isinstance(parsed, dict) else None
     return inner if isinstance(inner, dict) and "message" in inner else None
+
+
+# (requested model, model the response names) that litellm could not price: a
+# local or self-hosted model. litellm looks such a model up again on every call,
+# through every pricing fallback (~2-3 ms of CPU per call); the answer does not
+# change while the process runs. Bounded: passthrough models may be any name.
+_UNPRICED: set[tuple[str | None, str | None]] = set()
+_UNPRICED_MAX = 1024
+
+
+def _pricing_key(model: Any, result: Any) -> tuple[str | None, str | None]:
+    answered = _field(result, "model") if result is not None else None
+    return (
+        model if isinstance(model, str) else None,
+        answered if isinstance(answered, str) else None,
+    )
+
+
+def skip_repeated_pricing_failures() -> bool:
+    """Price a model litellm cannot price once per process, not on every response.
+
+    litellm prices every response while building it (`Logging.
+    response_cost_calculator`, on the response path). For a model missing from
+    its cost map that fails after trying every fallback spelling of the name;
+    the failure is remembered here and the lookup skipped next time (the cost
+    stays None, as before). Models with custom pricing never fail, so never
+    skip. Returns False if litellm's method is missing (a test fails loudly).
+    """
+    module: Any = importlib.import_module("litellm.litellm_core_utils.litellm_logging")
+    logging_class = module.Logging
+    original = getattr(logging_class, "response_cost_calculator", None)
+    if original is None:
+        return False
+    if getattr(original, "_memproxy_memo", False):
+        return True
+
+    def response_cost_calculator(self: Any, result: Any, *args: Any, **kwargs: Any) -> Any:
+        name = kwargs.get("litellm_model_name") or getattr(self, "model", None)
+        key = _pricing_key(name, result)
+        if key in _UNPRICED and not getattr(self, "custom_pricing", False):
+            return None
+        cost = original(self, result, *args, **kwargs)
+        details = getattr(self, "model_call_details", None) or {}
+        if cost is None and details.get("response_cost_failure_debug_information"):
+            if len(_UNPRICED) >= _UNPRICED_MAX:
+                _UNPRICED.clear()
+            _UNPRICED.add(key)
+        return cost
+
+    response_cost_calculator._memproxy_memo = True  # type: ignore[attr-defined]
+    logging_class.response_cost_calculator = response_cost_calculator
+    return True
 
 
 def _field(obj: Any, name: str) -> Any:

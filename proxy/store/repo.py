@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import JSON, cast, delete, event, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import DisconnectionError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
@@ -655,57 +655,82 @@ class Store(LongTermRows):
         values: dict[str, Any] = {"message_count": count, "updated_at": now}
         if system is not None:
             values["system_json"] = json.dumps(system, ensure_ascii=False)
-        async with self._begin() as conn:
-            await self._bump(conn, session.id, **values)
+        rows = [
+            {
+                "session_id": session.id,
+                "ordinal": m.ordinal,
+                "tenant_id": session.tenant_id,
+                "role": m.role,
+                "message_json": json.dumps(m.message, ensure_ascii=False),
+                "text": m.text,
+                "tool_call_id": m.tool_call_id,
+                "tool_call_ids": json.dumps(list(m.tool_call_ids)) if m.tool_call_ids else None,
+                "content_hash": m.content_hash,
+                "chain_hash": m.chain_hash,
+                "tokens": m.tokens,
+                "created_at": m.created_at,
+            }
+            for m in turns
+        ]
+        # An append (the common case) has nothing to replace: no turn and no summary
+        # chunk reaches past the session's count. One process knows that count; if it
+        # were ever behind, the insert would collide with the first stored turn and the
+        # write is done again in full.
+        append = not self.shared and bool(rows) and start >= session.message_count
+        try:
+            async with self._begin() as conn:
+                await self._write_turns(
+                    conn, session, start, rows, values, items, drop_items_from, replace=not append
+                )
+        except IntegrityError:
+            if not append:
+                raise
+            async with self._begin() as conn:
+                await self._write_turns(
+                    conn, session, start, rows, values, items, drop_items_from, replace=True
+                )
+        session.message_count = count
+        session.updated_at = now
+        if system is not None:
+            session.system = system
+
+    async def _write_turns(
+        self,
+        conn: AsyncConnection,
+        session: SessionRow,
+        start: int,
+        rows: list[dict[str, Any]],
+        values: dict[str, Any],
+        items: Sequence[MemoryItem] | None,
+        drop_items_from: int | None,
+        *,
+        replace: bool,
+    ) -> None:
+        await self._bump(conn, session.id, **values)
+        if replace:
             await conn.execute(
                 delete(t.messages).where(
                     t.messages.c.session_id == session.id, t.messages.c.ordinal >= start
                 )
             )
-            if turns:
-                await conn.execute(
-                    insert(t.messages),
-                    self._rows(
-                        [
-                            {
-                                "session_id": session.id,
-                                "ordinal": m.ordinal,
-                                "tenant_id": session.tenant_id,
-                                "role": m.role,
-                                "message_json": json.dumps(m.message, ensure_ascii=False),
-                                "text": m.text,
-                                "tool_call_id": m.tool_call_id,
-                                "tool_call_ids": json.dumps(list(m.tool_call_ids))
-                                if m.tool_call_ids
-                                else None,
-                                "content_hash": m.content_hash,
-                                "chain_hash": m.chain_hash,
-                                "tokens": m.tokens,
-                                "created_at": m.created_at,
-                            }
-                            for m in turns
-                        ]
-                    ),
-                )
+        if rows:
+            await conn.execute(insert(t.messages), self._rows(rows))
+        if replace:
             # A summary chunk covering any replaced turn came from discarded turns.
             await conn.execute(
                 delete(t.summaries).where(
                     t.summaries.c.session_id == session.id, t.summaries.c.upto_ordinal > start
                 )
             )
-            if drop_items_from is not None:
-                await conn.execute(
-                    delete(t.memory_items).where(
-                        t.memory_items.c.session_id == session.id,
-                        t.memory_items.c.source_ordinal >= drop_items_from,
-                    )
+        if drop_items_from is not None:
+            await conn.execute(
+                delete(t.memory_items).where(
+                    t.memory_items.c.session_id == session.id,
+                    t.memory_items.c.source_ordinal >= drop_items_from,
                 )
-            if items:
-                await self._upsert_items(conn, session.id, items)
-        session.message_count = count
-        session.updated_at = now
-        if system is not None:
-            session.system = system
+            )
+        if items:
+            await self._upsert_items(conn, session.id, items)
 
     # --- memory items -------------------------------------------------------------
 

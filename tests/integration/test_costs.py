@@ -93,3 +93,18 @@ def test_litellm_success_logging_is_replaced_by_no_ops() -> None:
 
     for name in upstream.SUCCESS_LOGGING_HANDLERS:
         assert getattr(getattr(Logging, name), "_memproxy_noop", False), name
+
+
+async def test_a_model_litellm_cannot_price_is_not_priced_again(proxy: Any) -> None:
+    # litellm retries every pricing fallback for an unpriced model on each call
+    # (~2-3 ms of CPU); the failure is remembered once, the cost stays None.
+    from litellm.litellm_core_utils.litellm_logging import Logging
+
+    from proxy import upstream
+
+    for text in ("first unpriced call", "second unpriced call"):
+        resp = await proxy.chat([{"role": "user", "content": text}])
+        assert resp.status_code == 200, resp.text
+        assert (await _record(proxy, resp))["cost"] is None
+    assert getattr(Logging.response_cost_calculator, "_memproxy_memo", False)
+    assert any(model == "stub-model" for _, model in upstream._UNPRICED)

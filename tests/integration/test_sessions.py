@@ -71,6 +71,31 @@ async def test_regenerate_drops_memory_from_discarded_turns(proxy: Any) -> None:
     assert not any("300 euros" in v for v in values)
 
 
+async def test_the_same_request_again_keeps_the_memory_of_the_turns_it_keeps(
+    proxy: Any,
+) -> None:
+    history, first = await _turn(proxy, [SYSTEM], "We are repainting the hallway.")
+    session = first.headers["X-Memory-Session"]
+    history, _ = await _turn(proxy, history, "The paint must be low-VOC, no exceptions.")
+    await proxy.settle()
+    before = {(i.id, i.value, i.status) for i in await proxy.services.store.load_items(session)}
+    assert any("low-VOC" in value for _, value, _ in before)
+    # A regenerate button: the very same request, three times over.
+    for _ in range(3):
+        resp = await proxy.chat(history[:-1])
+        assert resp.status_code == 200, resp.text
+        assert resp.headers["X-Memory-Session"] == session
+        await proxy.settle()
+    after = {(i.id, i.value, i.status) for i in await proxy.services.store.load_items(session)}
+    assert after == before
+    stored = await _stored_roles(proxy, session)
+    assert len(stored) == 4
+    assert stored[-1] == ("assistant", "echo: The paint must be low-VOC, no exceptions.")
+    # The session goes on from the regenerated answer.
+    history, resp = await _turn(proxy, history, "And the trim?")
+    assert resp.headers["X-Memory-Session"] == session
+
+
 async def test_edited_turn_forks_a_new_session_from_the_common_prefix(proxy: Any) -> None:
     history, first = await _turn(proxy, [SYSTEM], "I need a hotel in Rome.")
     session = first.headers["X-Memory-Session"]

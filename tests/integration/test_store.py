@@ -127,3 +127,23 @@ async def test_memory_layout_round_trips(database_url: str) -> None:
         assert await store.load_layout("S1") is None
     finally:
         await store.close()
+
+
+async def test_an_append_from_a_stale_session_row_still_replaces(database_url: str) -> None:
+    # An append skips the deletes it never needs; a row whose count is behind the
+    # store's (it never is in one process, but if) must still replace, not fail.
+    store = await Store.open(database_url)
+    try:
+        session = await store.create_session("tenant-a", session_id="S9")
+        stale = await store.get_session("S9")
+        assert stale is not None
+        await store.write_turns(session, 0, [_message(0, "k0"), _message(1, "k1")])
+        await store.write_turns(stale, 1, [_message(1, "k1b"), _message(2, "k2")])
+        stored = await store.load_messages("S9")
+        assert [m.chain_hash for m in stored] == ["k0", "k1b", "k2"]
+        assert stale.message_count == 3
+        # And the plain append after it.
+        await store.write_turns(stale, 3, [_message(3, "k3")])
+        assert [m.chain_hash for m in await store.load_messages("S9")] == ["k0", "k1b", "k2", "k3"]
+    finally:
+        await store.close()
