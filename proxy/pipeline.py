@@ -648,7 +648,9 @@ class Pipeline:
                 recalled=recalled,
                 memory_layout=layers.layout if layers else None,
                 placed_notes=layers.notes if layers else (),
-                backbone_levels=layers.backbone if layers else {},
+                # Kept per process: with several replicas each lays the frozen
+                # part out afresh, so they forward the same context.
+                backbone_levels=layers.backbone if layers and not self.store.shared else {},
             )
         )
         if background is None:
