@@ -256,7 +256,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("eval", help="replay memory scenarios through a local proxy and score")
     ev.add_argument("--scenarios", required=True, help="directory of scenario JSON files")
     ev.add_argument("--mode", default="managed", choices=["managed", "raw"])
-    ev.add_argument("--policy", default=None, help="preset: raw | window | summary_buffer | full")
+    ev.add_argument(
+        "--policy",
+        default=None,
+        help="preset: raw | window | summary_buffer | full | user_turns | layered",
+    )
     ev.add_argument("--json", action="store_true")
     ev.add_argument(
         "--api",
