@@ -9,13 +9,13 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
-from proxy.chat_request import parse_chat_request
+from proxy.chat_request import ChatRequest, parse_chat_request
 from proxy.errors import ProxyError
 from proxy.ids import new_id
 from proxy.longterm import user_scope
 from proxy.metrics import render_long_term
 from proxy.openapi import CHAT_OPENAPI
-from proxy.pipeline import RequestContext
+from proxy.pipeline import Prepared, RequestContext
 from proxy.relay import stream_completion
 from proxy.services import Services
 from proxy.sessions import match_scope
@@ -102,6 +102,34 @@ def _cache_scope(tenant: str, headers: dict[str, str | None], body: Any) -> str:
     return match_scope(tenant, user)
 
 
+async def prepare_chat(
+    services: Services,
+    request_id: str,
+    tenant: str,
+    headers: dict[str, str | None],
+    body: Any,
+) -> tuple[ChatRequest, Prepared]:
+    """A chat-shaped body through the pipeline's prepare step: the one way in for
+    chat completions and the wire APIs translated to it (`proxy.wire_routes`)."""
+    req = parse_chat_request(
+        body,
+        max_messages=services.settings.server.max_messages,
+        seen=partial(services.pipeline.cache.seen_prefix, _cache_scope(tenant, headers, body)),
+    )
+    ctx = RequestContext(
+        request_id=request_id,
+        tenant_id=tenant,
+        session_header=headers["x-memory-session"],
+        mode_header=headers["x-memory-mode"],
+        budget_header=headers["x-memory-budget"],
+        policy_header=headers["x-memory-policy"],
+        user_header=headers["x-memory-user"],
+    )
+    prepared = await services.pipeline.prepare_guarded(req, ctx)
+    services.request_log.expect(request_id)  # GET /memory/requests/{id} may wait for it
+    return req, prepared
+
+
 @router.post("/v1/chat/completions", openapi_extra=CHAT_OPENAPI)
 @router.post("/chat/completions", openapi_extra=CHAT_OPENAPI)
 async def chat_completions(request: Request) -> Response:
@@ -113,22 +141,7 @@ async def chat_completions(request: Request) -> Response:
         raw = await _read_body(request, settings.server.max_body_bytes)
         headers = _memory_headers(request, settings.server.max_header_bytes)
         body = _parse_json(raw)
-        req = parse_chat_request(
-            body,
-            max_messages=settings.server.max_messages,
-            seen=partial(services.pipeline.cache.seen_prefix, _cache_scope(tenant, headers, body)),
-        )
-        ctx = RequestContext(
-            request_id=request_id,
-            tenant_id=tenant,
-            session_header=headers["x-memory-session"],
-            mode_header=headers["x-memory-mode"],
-            budget_header=headers["x-memory-budget"],
-            policy_header=headers["x-memory-policy"],
-            user_header=headers["x-memory-user"],
-        )
-        prepared = await services.pipeline.prepare_guarded(req, ctx)
-        services.request_log.expect(request_id)  # GET /memory/requests/{id} may wait for it
+        req, prepared = await prepare_chat(services, request_id, tenant, headers, body)
     except ProxyError as exc:
         return exc.response({"X-Memory-Request-Id": request_id})
     if req.stream:

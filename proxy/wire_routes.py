@@ -8,19 +8,16 @@ answers through its `WireFormat`.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from policies.budget import message_tokens
-from proxy.chat_request import parse_chat_request
 from proxy.errors import ProxyError
 from proxy.ids import new_id
-from proxy.pipeline import RequestContext
 from proxy.relay import stream_completion
-from proxy.routes import _memory_headers, _parse_json, _read_body
+from proxy.routes import _memory_headers, _parse_json, _read_body, prepare_chat
 from proxy.services import Services
 from proxy.wire import WireFormat
 from proxy.wire_messages import MessagesWire, messages_to_chat
@@ -61,23 +58,8 @@ async def _run(
     wire: WireFormat,
 ) -> Response:
     """The chat pipeline on an already translated body; errors are the caller's to shape."""
-    settings = services.settings
-    req = parse_chat_request(
-        body,
-        max_messages=settings.server.max_messages,
-        seen=partial(services.pipeline.cache.seen_prefix, tenant),
-    )
-    headers = _memory_headers(request, settings.server.max_header_bytes)
-    ctx = RequestContext(
-        request_id=request_id,
-        tenant_id=tenant,
-        session_header=headers["x-memory-session"],
-        mode_header=headers["x-memory-mode"],
-        budget_header=headers["x-memory-budget"],
-        policy_header=headers["x-memory-policy"],
-        user_header=headers["x-memory-user"],
-    )
-    prepared = await services.pipeline.prepare_guarded(req, ctx)
+    headers = _memory_headers(request, services.settings.server.max_header_bytes)
+    req, prepared = await prepare_chat(services, request_id, tenant, headers, body)
     if req.stream:
         return await stream_completion(services.pipeline, prepared, wire)
     return await services.pipeline.complete(prepared, wire)

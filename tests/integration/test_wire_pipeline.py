@@ -175,3 +175,17 @@ async def test_eval_gives_the_same_figures_through_each_api(tmp_path: Path) -> N
     assert totals["responses"] == totals["chat"]
     assert totals["messages"] == totals["chat"]
     assert totals["chat"]["recall"] == 1.0
+
+
+@pytest.mark.parametrize("api", ["responses", "messages"])
+async def test_two_users_of_one_key_stay_apart_on_the_wire_apis(proxy: Any, api: str) -> None:
+    opening = [SYSTEM, {"role": "user", "content": "Hello there"}]
+    first_a = await _post(proxy, api, opening, **{"X-Memory-User": "ana"})
+    first_b = await _post(proxy, api, opening, **{"X-Memory-User": "ben"})
+    assert first_a.status_code == first_b.status_code == 200, first_b.text
+    # Identical openings: matched per end user, as on chat completions.
+    assert first_a.headers["X-Memory-Session"] != first_b.headers["X-Memory-Session"]
+    # The record is awaited like a chat request's (GET /memory/requests/{id} waits).
+    rid = first_b.headers["X-Memory-Request-Id"]
+    await proxy.services.request_log.wait_for(rid, 2.0)
+    assert await proxy.services.store.get_request(rid) is not None
