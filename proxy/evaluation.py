@@ -130,16 +130,9 @@ def score_final(
     return missed, stale
 
 
-async def _replay(
-    client: httpx.AsyncClient,
-    stub: StubUpstream,
-    scenario: Scenario,
-    counter: TokenCounter,
-    mode: str,
-    policy: str | None,
-    app: Any = None,
-    api: str = "chat",
-) -> ScenarioResult:
+def scripted_responder(scenario: Scenario) -> Callable[[dict[str, Any]], dict[str, Any] | None]:
+    """The stub's answers for a replay: each scripted assistant message, found by the
+    last user / tool message of the request it answers."""
     script = scenario.script()
 
     def responder(body: dict[str, Any]) -> dict[str, Any] | None:
@@ -151,14 +144,33 @@ async def _replay(
         queue = script.get(key)
         return queue.popleft() if queue else None
 
-    stub.reset()
-    stub.state.responder = responder
+    return responder
+
+
+def history_requests(scenario: Scenario) -> list[list[dict[str, Any]]]:
+    """What a stock client sends before each scripted assistant message."""
     system = [{"role": "system", "content": scenario.system}]
-    requests = [
+    return [
         system + scenario.messages[:i]
         for i, msg in enumerate(scenario.messages)
         if msg["role"] == "assistant"
     ]
+
+
+async def _replay(
+    client: httpx.AsyncClient,
+    stub: StubUpstream,
+    scenario: Scenario,
+    counter: TokenCounter,
+    mode: str,
+    policy: str | None,
+    app: Any = None,
+    api: str = "chat",
+) -> ScenarioResult:
+    stub.reset()
+    stub.state.responder = scripted_responder(scenario)
+    requests = history_requests(scenario)
+    system = [{"role": "system", "content": scenario.system}]
     requests.append(system + scenario.messages + [{"role": "user", "content": scenario.final_user}])
     headers = {"X-Memory-Budget": str(scenario.budget), "X-Memory-Mode": mode}
     if policy:

@@ -34,7 +34,13 @@ from proxy.answers import Tokens, bill, score_answer, usage_tokens
 from proxy.app import create_app
 from proxy.chat_request import message_text
 from proxy.config import ModelEntry, ServerSettings, Settings
-from proxy.evaluation import Scenario, _free_socket, load_scenarios
+from proxy.evaluation import (
+    Scenario,
+    _free_socket,
+    history_requests,
+    load_scenarios,
+    scripted_responder,
+)
 from proxy.judge import (
     UNJUDGED,
     CheckVerdict,
@@ -144,25 +150,9 @@ async def replay_arm(
     client: httpx.AsyncClient, stub: StubUpstream, scenario: Scenario, arm: str, opts: LiveOptions
 ) -> ArmAnswer:
     """The history through the scripted model, then the final request to the live one."""
-    script = scenario.script()
-
-    def responder(body: dict[str, Any]) -> dict[str, Any] | None:
-        key = ""
-        for msg in reversed(body.get("messages") or []):
-            if msg.get("role") in ("user", "tool"):
-                key = message_text(msg)
-                break
-        queue = script.get(key)
-        return queue.popleft() if queue else None
-
     stub.reset()
-    stub.state.responder = responder
-    system = [{"role": "system", "content": scenario.system}]
-    history = [
-        system + scenario.messages[:i]
-        for i, msg in enumerate(scenario.messages)
-        if msg["role"] == "assistant"
-    ]
+    stub.state.responder = scripted_responder(scenario)
+    history = history_requests(scenario)
     headers = {
         "X-Memory-Mode": arm,
         "X-Memory-Budget": str(scenario.budget),
