@@ -39,7 +39,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -59,6 +59,9 @@ from policies.types import (
     Section,
     Turn,
 )
+
+if TYPE_CHECKING:
+    from policies.assembly import AssemblyInput
 
 NOTE_PREFIX = "[memory] "
 CONDENSED_PREFIX = "[condensed] "
@@ -544,7 +547,7 @@ def _fit_frozen(
             u.user_level, u.assistant_level, u.reason = a, b, why
 
 
-def assemble_backbone(inp: Any, p: BackboneParams) -> AssembledContext:
+def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext:
     """The backbone context for one request (`inp`: `policies.assembly.AssemblyInput`)."""
     sys_t, tail_t = _tokens(inp.system), _tokens(inp.tail)
     room = inp.budget - sys_t - tail_t
@@ -759,7 +762,7 @@ def _unit_candidates(u: _Unit, tokens: int) -> list[Candidate]:
 # --- the baseline -----------------------------------------------------------------
 
 
-def assemble_user_turns(inp: Any) -> AssembledContext:
+def assemble_user_turns(inp: AssemblyInput) -> AssembledContext:
     """The simplest baseline: the system prompt and every user turn verbatim.
 
     No assistant turns, no extraction. The budget stays the ceiling: when
