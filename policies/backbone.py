@@ -68,6 +68,8 @@ CONDENSED_PREFIX = "[condensed] "
 NOTES_HEADER = "To confirm with the user:"
 WITHDRAWN_NOTE = "(the user later withdrew a rule stated here)"
 _LIVE = frozenset({"active", "pending"})
+# Assistant rendering levels (see `_Unit`).
+FULL_DIGEST, TOOLS_ONLY = 2, 1
 
 
 class BackboneParams(BaseModel):
@@ -119,7 +121,7 @@ class _Unit:
     # Current rendering level: user 2 verbatim, 1 condensed, 0 gone;
     # assistant 2 digest + tools, 1 tools (or a placeholder), 0 gone.
     user_level: int = 2
-    assistant_level: int = 2
+    assistant_level: int = FULL_DIGEST
     reason: str = ""
 
     @property
@@ -294,7 +296,7 @@ class _Renderer:
             if head.role == "assistant" and head.tool_call_ids:
                 out += self._tool_group(group, u.assistant_level)
                 continue
-            if u.assistant_level < 2 or head.role != "assistant":
+            if u.assistant_level < FULL_DIGEST or head.role != "assistant":
                 continue
             digest = digest_assistant(
                 head.text,
@@ -331,11 +333,16 @@ class _Renderer:
         replaced = [t for t in results if (t.tool_call_id or "") in self.replaced]
         if level < 2 and len(replaced) == len(results):
             return []  # every result has a newer one: the pair goes whole
+        # A shortened call is the proxy's text: one whose arguments still name
+        # a value the user changed since would read as current, so such a call
+        # stays as the client sent it (the record of what was done).
+        calls = head.raw.get("tool_calls") or []
+        verbatim = bool(self.stale) and any(self._outdated(_call_text(c)) for c in calls)
         call = dict(head.raw)
-        if call.get("tool_calls"):
-            call["tool_calls"] = [clip_call(c) for c in call["tool_calls"]]
+        if calls and not verbatim:
+            call["tool_calls"] = [clip_call(c) for c in calls]
         content = call.get("content")
-        if isinstance(content, str) and len(content) > self.p.assistant_max_chars:
+        if not verbatim and isinstance(content, str) and len(content) > self.p.assistant_max_chars:
             call["content"] = (
                 digest_assistant(
                     content, "", self.p.assistant_sentences, self.p.assistant_max_chars
@@ -355,6 +362,11 @@ class _Renderer:
                 msg["name"] = t.raw["name"]
             out.append(msg)
         return out
+
+
+def _call_text(call: Any) -> str:
+    fn = call.get("function") if isinstance(call, dict) else None
+    return str(fn.get("arguments", "")) if isinstance(fn, dict) else ""
 
 
 def _replaced_calls(turns: Sequence[Turn]) -> frozenset[str]:
@@ -421,7 +433,7 @@ def _phases(units: Sequence[_Unit], r: _Renderer, k: _Knowledge) -> tuple[list[M
             continue
         text = "\n".join(g[0].text for g in u.groups if g[0].role == "assistant")
         if not _referenced(text, r.next_user[i]):
-            at_once.append((i, 2, 1, "overflow: assistant digest no later turn builds on"))
+            at_once.append((i, 2, TOOLS_ONLY, "overflow: assistant digest no later turn builds on"))
     for i in range(1, n):
         u = units[i]
         if u.user is None or i in chatter:
@@ -438,11 +450,26 @@ def _phases(units: Sequence[_Unit], r: _Renderer, k: _Knowledge) -> tuple[list[M
             stepwise.append((i, 2, 0, "overflow: older replies and tool rounds left out"))
     for i in order:
         u = units[i]
-        if u.user is not None and i not in chatter and r.condensable(u.user):
+        # A condensed turn is the proxy's text: one stating a value changed
+        # later stays in the user's own words (annotated) or goes whole.
+        if (
+            u.user is not None
+            and i not in chatter
+            and not k.outdated.get(u.user.ordinal)
+            and r.condensable(u.user)
+        ):
             stepwise.append((i, 1, 0, "overflow: condensed to its informative sentences"))
-    for i in [*range(1, n), 0]:
-        if i not in chatter:
-            stepwise.append((i, 0, 0, "overflow: oldest exchanges left to recall"))
+
+    # Whole exchanges go oldest first, those whose words the engine found
+    # nothing standing in before the others; the first exchange (the task's
+    # subject) last.
+    def holds_live(i: int) -> bool:
+        user = units[i].user
+        return user is not None and bool(k.live.get(user.ordinal))
+
+    rest = [i for i in range(1, n) if i not in chatter]
+    for i in [*(i for i in rest if not holds_live(i)), *(i for i in rest if holds_live(i)), 0]:
+        stepwise.append((i, 0, 0, "overflow: oldest exchanges left to recall"))
     return at_once, stepwise
 
 
@@ -538,11 +565,13 @@ def _fit_frozen(
     """Levels for the first `n` units within `cap`: from the previous request's
     (the prompt then only changes where something new gives way), unless laying
     the frozen part out afresh would show more than a step more of it (a rebase)."""
-    kept = _fit(units, n, cap, r, k, step, lambda u: sticky.get(u.first_ordinal, (2, 2, "")))
+    kept = _fit(
+        units, n, cap, r, k, step, lambda u: sticky.get(u.first_ordinal, (2, FULL_DIGEST, ""))
+    )
     if not sticky or kept > cap - 2 * step:
         return
     levels = [(u.user_level, u.assistant_level, u.reason) for u in units[:n]]
-    if _fit(units, n, cap, r, k, step, lambda u: (2, 2, "")) < kept + step:
+    if _fit(units, n, cap, r, k, step, lambda u: (2, FULL_DIGEST, "")) < kept + step:
         for u, (a, b, why) in zip(units[:n], levels, strict=True):
             u.user_level, u.assistant_level, u.reason = a, b, why
 
@@ -628,7 +657,10 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
         rendered = r.render(i)
         frozen_msgs += rendered.messages
         candidates += _unit_candidates(u, rendered.tokens)
-        if u.user_level < 2:
+        # Recall brings back what had to go for room, not an exchange whose
+        # user turn states a value changed later: its words (and the reply
+        # echoing them) would come back undated as the proxy's text.
+        if u.user_level < 2 and not (u.user is not None and k.outdated.get(u.user.ordinal)):
             gone.update(t.ordinal for t in u.turns())
         if u.user is not None and u.user_level == 2 and u.assistant_level > 0:
             for item_id, note in k.notes.get(u.user.ordinal, ()):
@@ -686,7 +718,7 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
     ctx.backbone_levels = {
         u.first_ordinal: (u.user_level, u.assistant_level, u.reason)
         for u in all_units[:frozen_n]
-        if (u.user_level, u.assistant_level) != (2, 2)
+        if (u.user_level, u.assistant_level) != (2, FULL_DIGEST)
     }
     ctx.stable_messages = len(inp.system) + len(frozen_msgs) + len(live_turns)
     return ctx

@@ -17,27 +17,16 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from policies.choices import chosen_option, list_options
+from policies.cue import Cue
 from policies.dates import strip_marker
 from policies.observations import compact_tool_result
 from policies.segment import split_sentences
 from policies.summary import sentence_score
 from policies.values import extract_values
-
-
-@dataclass(frozen=True, slots=True)
-class Cue:
-    """A named pattern with the examples it must and must not match (tested)."""
-
-    name: str
-    pattern: re.Pattern[str]
-    matches: tuple[str, ...]
-    rejects: tuple[str, ...]
-
 
 # The user takes up what the assistant just said: its figures become the user's.
 ACCEPTANCE = Cue(

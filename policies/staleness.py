@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
+from policies.cue import Cue
 from policies.cues import negated, read_cues
 from policies.segment import clauses
 from policies.text import normalize, terms
@@ -182,12 +183,43 @@ def _old(item: MemoryItem, successor: MemoryItem | None, value: str | None = Non
     return _old_of(value, successor.value if successor else None, item.source == "user")
 
 
+# A revision often names the value it replaces ("$60 instead of $85"): that
+# value is the old one, not part of the new. The span from the cue to the end
+# of its clause is left out when the replacement's values are read.
+REPLACED_VALUE = Cue(
+    "replaced_value",
+    re.compile(
+        r"\b(?:instead of|rather than|in place of|no longer|not the)\b[^,.;!?，。；！？\n]*"
+        r"|(?:而不是|而非|不再是|代替|取代)[^，。；！？,.;!?\n]*",
+        re.IGNORECASE,
+    ),
+    (
+        "make it 40 chairs instead of 32",
+        "we'll meet at 9 rather than 10, if that's fine",
+        "the deposit is $300, no longer $250",
+        "改成周四出发，而不是周二。",
+        "用海鲜自助代替烤肉。",
+    ),
+    (
+        "instead, let's keep the same hotel",
+        "the rather large room on the left",
+        "我们不是要改日期，只是问问",
+        "这个方案不错，就它了",
+    ),
+)
+
+
+def _new_text(successor: str) -> str:
+    """The replacement's text without the values it names as replaced."""
+    return REPLACED_VALUE.pattern.sub(" ", successor)
+
+
 @lru_cache(maxsize=8192)
 def _old_of(value: str, successor: str | None, loose: bool) -> _Old:
     """What a stale `value` looks like in a sentence (memoised: the filter is
     rebuilt on every request from the same, slowly changing items)."""
     old_terms = _terms(value)
-    new_text = successor if successor is not None else ""
+    new_text = _new_text(successor) if successor is not None else ""
     new_terms = set(_terms(new_text))
     changed = frozenset(t for t in old_terms if t not in new_terms)
     old_values = extract_values(value)
@@ -214,9 +246,10 @@ def _old_of(value: str, successor: str | None, loose: bool) -> _Old:
             (a, b) for a, b in itertools.pairwise(old_terms) if a in changed or b in changed
         )
         stems = _loose_terms(value) - _loose_terms(new_text)
-    quoted = _one_line(new_text) if successor is not None else ""
+    full = successor if successor is not None else ""
+    quoted = _one_line(full) if successor is not None else ""
     return _Old(
-        short=(_short_form(new_text, set(old_terms), value) if successor is not None else ""),
+        short=(_short_form(full, set(old_terms), value) if successor is not None else ""),
         norm=normalize(value),
         terms=frozenset(old_terms),
         changed=changed,
@@ -224,7 +257,7 @@ def _old_of(value: str, successor: str | None, loose: bool) -> _Old:
         values=frozenset(value_signature(v) for v in stale_values),
         stems=stems,
         successor=quoted if quoted and len(quoted) <= MAX_SUCCESSOR_CHARS else None,
-        current=normalize(new_text) if successor is not None else "",
+        current=normalize(full) if successor is not None else "",
         loose=loose,
     )
 

@@ -105,6 +105,10 @@ class ScenarioResult:
     request_ids: list[str] = field(default_factory=list)
 
 
+def _without_empty(message: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in message.items() if v is not None}
+
+
 def score_final(
     scenario: Scenario, forwarded: list[dict[str, Any]], client: list[dict[str, Any]]
 ) -> tuple[list[str], list[str]]:
@@ -115,7 +119,11 @@ def score_final(
         else forwarded
     )
     whole = fold("\n".join(message_text(m) for m in context))
-    generated = [m for m in forwarded if m not in client]
+    # A client message is compared without its empty fields: litellm drops a
+    # tool-call message's `"content": null` on the way, which changes no byte
+    # of what the model reads.
+    own = [_without_empty(m) for m in client]
+    generated = [m for m in forwarded if _without_empty(m) not in own]
     generated_lines = [fold(line) for m in generated for line in message_text(m).splitlines()]
     missed, stale = [], []
     for check in scenario.checks:

@@ -106,3 +106,36 @@ def test_eval_refuses_unknown_scenarios_and_a_used_database(
     assert "exists" in capsys.readouterr().err
     assert main(["eval", "--scenarios", str(tmp_path / "empty")]) == 2
     assert "no scenario files" in capsys.readouterr().err
+
+
+def test_a_client_tool_call_forwarded_without_its_null_content_is_not_the_proxys_text() -> None:
+    """litellm drops `"content": null` from a tool-call message; the call is
+    still the client's own, so an old value in its arguments is not stale."""
+    from proxy.evaluation import score_final
+
+    call = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "book_room", "arguments": '{"room": "Cedar Hall"}'},
+            }
+        ],
+    }
+    scenario = Scenario(
+        id="s",
+        language="en",
+        system="sys",
+        messages=[{"role": "user", "content": "Book Cedar Hall."}, call],
+        tools=None,
+        final_user="What did we book?",
+        budget=500,
+        checks=[{"id": "room", "expect_any": ["Birch Hall"], "stale_any": ["Cedar Hall"]}],
+    )
+    client = [{"role": "system", "content": "sys"}, *scenario.messages]
+    relayed = {k: v for k, v in call.items() if v is not None}
+    assert score_final(scenario, [client[0], client[1], relayed], client)[1] == []
+    rewritten = {**relayed, "content": "Booked Cedar Hall for you."}
+    assert score_final(scenario, [client[0], client[1], rewritten], client)[1] == ["room"]

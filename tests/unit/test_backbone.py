@@ -11,6 +11,7 @@ import pytest
 from policies.assembly import BackboneAssembler, UserTurnsAssembler
 from policies.backbone import NOTE_PREFIX, WITHDRAWN_NOTE, BackboneParams
 from policies.digest import CUES, digest_assistant
+from policies.staleness import REPLACED_VALUE
 from policies.types import MemoryItem
 from tests.unit.test_assembly import call, make_input
 
@@ -32,7 +33,7 @@ LONG_REPLY = (
 ) * 6
 
 
-@pytest.mark.parametrize("cue", CUES, ids=lambda c: c.name)
+@pytest.mark.parametrize("cue", [*CUES, REPLACED_VALUE], ids=lambda c: c.name)
 def test_every_cue_matches_its_examples_and_rejects_its_look_alikes(cue: Any) -> None:
     for text in cue.matches:
         assert cue.pattern.search(text), (cue.name, text)
@@ -251,3 +252,86 @@ def test_a_digest_drops_what_the_assistant_said_about_a_changed_value() -> None:
     ctx = BackboneAssembler().assemble(make_input(messages, 200, items=items, summary_upto=4))
     generated = [m for m in ctx.messages if m not in messages]
     assert not any("12 guests" in str(m.get("content")) for m in generated)
+
+
+def _fill(n: int) -> str:
+    return " ".join(["Our cousins arrive from the coast on the early ferry."] * n)
+
+
+def test_exchanges_that_stated_nothing_standing_go_before_older_ones_that_did() -> None:
+    # The newest turn with a standing requirement outlives an older aside that
+    # the engine found nothing in, although whole exchanges go oldest first.
+    messages = [
+        SYSTEM,
+        user("We are planning a retreat for about 40 people in the hills."),
+        assistant(LONG_REPLY),
+        user("The venue must have step-free access for my grandmother."),
+        assistant(LONG_REPLY),
+        user(_fill(6)),
+        assistant(LONG_REPLY),
+        user("Budget is 9,000 euros for everything."),
+        assistant(LONG_REPLY),
+        user("What should we pack?"),
+    ]
+    items = [
+        _item("a", 1, "about 40 people"),
+        _item("b", 3, "step-free access"),
+        _item("c", 7, "Budget is 9,000 euros"),
+    ]
+    inp = make_input(messages, 150, items=items, summary_upto=9)
+    sent = BackboneAssembler().assemble(inp).messages
+    assert messages[3] in sent and messages[7] in sent
+    assert messages[5] not in sent
+
+
+def test_a_turn_stating_a_changed_value_is_never_condensed_nor_recalled() -> None:
+    # Condensed or recalled text is the proxy's: it would state the old value.
+    old = "Dinner for 40 on Friday at the lakeside hall. " + _fill(4)
+    messages = [
+        SYSTEM,
+        user("Start with the venue list."),
+        assistant(LONG_REPLY),
+        user(old),
+        assistant(LONG_REPLY),
+        user("Change of plan: dinner is for 52 people now."),
+        assistant(LONG_REPLY),
+        user("What should we pack?"),
+    ]
+    items = [
+        _item("a", 3, "Dinner for 40 on Friday", "superseded", by="b"),
+        _item("b", 5, "dinner is for 52 people now"),
+    ]
+    for budget in (90, 120, 160, 220):
+        ctx = BackboneAssembler().assemble(
+            make_input(messages, budget, items=items, summary_upto=7)
+        )
+        generated = [m for m in ctx.messages if m not in messages]
+        assert not any("for 40" in str(m.get("content")) for m in generated), budget
+
+
+def test_a_tool_call_naming_a_changed_value_stays_as_the_client_sent_it() -> None:
+    args = json.dumps({"room": "Cedar", "guests": 40, "notes": "window seats please " * 8})
+    messages = [
+        SYSTEM,
+        user("Reserve the Cedar room for 40 guests."),
+        call("c1", args=args),
+        {"role": "tool", "tool_call_id": "c1", "content": '{"status": "held", "ref": "H-7"}'},
+        assistant("Held under H-7."),
+        user("We are 48 guests now, not 40."),
+        assistant(LONG_REPLY),
+        user("What time is check-in?"),
+    ]
+    items = [
+        _item("a", 1, "Cedar room for 40 guests", "superseded", by="b"),
+        _item("b", 5, "We are 48 guests now"),
+    ]
+    ctx = BackboneAssembler().assemble(make_input(messages, 250, items=items, summary_upto=7))
+    assert all(m.get("content") != LONG_REPLY for m in ctx.messages)  # under pressure
+    assert messages[2] in ctx.messages  # the whole call, arguments unclipped
+    # Without a changed value in it, an older call's long arguments are clipped.
+    plain = [*messages[:5], user("Lovely, thanks."), *messages[6:]]
+    ctx = BackboneAssembler().assemble(
+        make_input(plain, 250, items=[_item("a", 1, "Cedar room for 40 guests")], summary_upto=7)
+    )
+    assert messages[2] not in ctx.messages
+    assert any(m.get("tool_calls") for m in ctx.messages)
