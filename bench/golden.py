@@ -8,7 +8,9 @@
 
 A change to a rule shows its consequences here as a diff over every set at
 once: which message now adds, supersedes, revokes or flags something else.
-Each set gets `tests/golden/<set>.jsonl`, one line per message, and
+Each set gets `tests/golden/<set>.jsonl`, one line per message;
+`tests/golden/linkers.json` counts each set's decisions per linker (which
+rule of the linking chain replaced, revoked or flagged what), and
 `tests/golden/figures.json` holds each set's eval totals (full, user_turns,
 layered). Nothing is rewritten without `--update`.
 
@@ -313,6 +315,27 @@ def read_golden(name: str) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
 
 
+LINKERS_FILE = GOLDEN / "linkers.json"
+
+
+def read_linkers() -> dict[str, dict[str, int]]:
+    """Decisions per linker ("explicit supersede") and set, as last updated."""
+    if not LINKERS_FILE.exists():
+        return {}
+    data: dict[str, dict[str, int]] = json.loads(LINKERS_FILE.read_text(encoding="utf-8"))
+    return data
+
+
+def linker_diff(old: dict[str, dict[str, int]], new: dict[str, dict[str, int]]) -> list[str]:
+    out = []
+    for name in sorted(set(old) | set(new)):
+        a, b = old.get(name, {}), new.get(name, {})
+        for key in sorted(set(a) | set(b)):
+            if a.get(key, 0) != b.get(key, 0):
+                out.append(f"  {name} {key}: {a.get(key, 0)} -> {b.get(key, 0)}")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--update", action="store_true", help="rewrite tests/golden/")
@@ -338,8 +361,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     changed = False
     GOLDEN.mkdir(parents=True, exist_ok=True)
+    old_linkers, new_linkers = read_linkers(), read_linkers()
     for name, path in sets.items():
-        lines, texts = set_lines(path, count)
+        counter = Counter[str]()
+        lines, texts = set_lines(path, count, counter)
+        new_linkers[name] = dict(sorted(counter.items()))
         diff = diff_lines(name, read_golden(name), lines, texts)
         if diff:
             changed = True
@@ -347,6 +373,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.update:
             golden_path(name).write_text("\n".join(lines) + "\n", encoding="utf-8")
         print(f"{name}: {len(lines)} messages, {'changed' if diff else 'same'}", file=sys.stderr)
+    ldiff = linker_diff(old_linkers, new_linkers)
+    if ldiff:
+        changed = True
+        print("decisions per linker:\n" + "\n".join(ldiff))
+    if args.update:
+        text = json.dumps(new_linkers, indent=1, sort_keys=True, ensure_ascii=False)
+        LINKERS_FILE.write_text(text + "\n", encoding="utf-8")
     if not args.ops_only:
         figures_file = GOLDEN / "figures.json"
         old = json.loads(figures_file.read_text(encoding="utf-8")) if figures_file.exists() else {}
