@@ -15,15 +15,20 @@
 - `layered`: the previous default: C plus structured working memory (with
   graded forgetting), anchors and replay.
 
-Params come from `memory.policy_params.<preset>` in config.yaml and are
-validated at start-up. The LLM-backed extractor and summariser
-(`policies.llm`, `memory.extractor/summarizer: llm`) need a completion
-callable, so the proxy builds them around the rule-based ones named here.
+Three tables build every policy by the name config.yaml uses: `ASSEMBLERS`
+(one per preset, with its params model), `EXTRACTORS` (`memory.extractor`)
+and `SUMMARIZERS` (`memory.summarizer`). Params come from
+`memory.policy_params.<preset>` and are validated at start-up. An LLM-backed
+policy (`policies.llm`) gets the completion callable the proxy injects
+(`Injected.complete`): `policies/` never sees litellm or the proxy. The
+response path never waits for a model, so every extractor and summariser is
+the rule-based one there; an LLM-backed name adds a *refiner* that redoes the
+request's work off the response path and falls back to the rules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,12 +48,96 @@ from policies.assembly import (
 )
 from policies.base import AssemblyPolicy, ExtractionPolicy
 from policies.extraction import RuleExtractor
+from policies.llm import Complete, LLMExtractor, LLMSummarizer
 from policies.params import RecallParams
-from policies.summary import RuleSummarizer
+from policies.summary import RuleSummarizer, SummaryParams
 
-PRESET_NAMES = ("raw", "window", "summary_buffer", "full", "user_turns", "layered")
-EXTRACTORS: dict[str, type[Any]] = {"rules": RuleExtractor}
-SUMMARIZERS: dict[str, type[Any]] = {"rules": RuleSummarizer}
+
+@dataclass(frozen=True, slots=True)
+class Injected:
+    """What the proxy hands the policies it builds (None: no model configured)."""
+
+    complete: Complete | None = None
+    # Each LLM-backed call's own deadline (then: the rules' answer).
+    timeout_s: float = 30.0
+
+    def completion(self, role: str) -> Complete:
+        if self.complete is None:
+            raise ValueError(f"memory.{role}: llm needs memory.llm_model (a completion callable)")
+        return self.complete
+
+
+@dataclass(frozen=True, slots=True)
+class Extractor:
+    """A configured extractor: the rules on the response path, and its refiner."""
+
+    rules: ExtractionPolicy
+    refiner: LLMExtractor | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Summarizer:
+    """A configured summariser: the rules on the response path, and its refiner."""
+
+    rules: RuleSummarizer
+    refiner: LLMSummarizer | None = None
+
+
+def _rule_extractor(_: Injected) -> Extractor:
+    return Extractor(RuleExtractor())
+
+
+def _llm_extractor(injected: Injected) -> Extractor:
+    rules = RuleExtractor()
+    return Extractor(
+        rules, LLMExtractor(injected.completion("extractor"), rules, injected.timeout_s)
+    )
+
+
+def _rule_summarizer(params: SummaryParams, _: Injected) -> Summarizer:
+    return Summarizer(RuleSummarizer(params))
+
+
+def _llm_summarizer(params: SummaryParams, injected: Injected) -> Summarizer:
+    rules = RuleSummarizer(params)
+    complete = injected.completion("summarizer")
+    return Summarizer(rules, LLMSummarizer(complete, rules, injected.timeout_s))
+
+
+EXTRACTORS: dict[str, Callable[[Injected], Extractor]] = {
+    "rules": _rule_extractor,
+    "llm": _llm_extractor,
+}
+SUMMARIZERS: dict[str, Callable[[SummaryParams, Injected], Summarizer]] = {
+    "rules": _rule_summarizer,
+    "llm": _llm_summarizer,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class AssemblerSpec:
+    """How a preset's assembler is built: its params model (None: it takes none),
+    whether the preset keeps working memory (then it extracts), and whether it
+    keeps a rolling summary (then its params carry `summarizer`, `recall` and
+    `recall_share`)."""
+
+    build: Callable[[Any], AssemblyPolicy]
+    params: type[BaseModel] | None
+    extracts: bool
+    summarizes: bool = False
+
+
+ASSEMBLERS: dict[str, AssemblerSpec] = {
+    "raw": AssemblerSpec(lambda _: RawAssembler(), None, extracts=False),
+    "window": AssemblerSpec(WindowAssembler, WindowParams, extracts=True),
+    "summary_buffer": AssemblerSpec(
+        SummaryBufferAssembler, SummaryBufferParams, extracts=True, summarizes=True
+    ),
+    "full": AssemblerSpec(BackboneAssembler, BackboneParams, extracts=True, summarizes=True),
+    "user_turns": AssemblerSpec(lambda _: UserTurnsAssembler(), None, extracts=False),
+    "layered": AssemblerSpec(FullAssembler, FullParams, extracts=True, summarizes=True),
+}
+PRESET_NAMES = tuple(ASSEMBLERS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +149,10 @@ class Preset:
     summarizer: RuleSummarizer | None = None
     # Presets that recall older turns search with these (None: no recall).
     recall: RecallParams | None = None
+    # Off the response path, in session order: the model redoes the request's
+    # extraction / new summary chunks (None: the rules' result stands).
+    extract_refiner: LLMExtractor | None = None
+    summary_refiner: LLMSummarizer | None = None
 
 
 def _params(model: type[BaseModel], raw: Mapping[str, Any] | None, key: str) -> Any:
@@ -72,6 +165,41 @@ def _params(model: type[BaseModel], raw: Mapping[str, Any] | None, key: str) -> 
         raise ValueError(f"memory.policy_params.{key}: {detail}") from None
 
 
+def _choose(table: Mapping[str, object], name: str, key: str) -> None:
+    if name not in table:
+        raise ValueError(
+            f"memory.{key}: unknown {key} {name!r}; expected one of {', '.join(table)}"
+        )
+
+
+def build_preset(
+    name: str,
+    raw: Mapping[str, Any] | None,
+    extractor: Extractor,
+    summarizer: str = "rules",
+    injected: Injected | None = None,
+) -> Preset:
+    """The preset called `name`, its params validated from `raw`."""
+    spec = ASSEMBLERS[name]
+    params: Any = None if spec.params is None else _params(spec.params, raw, name)
+    assembler = spec.build(params)
+    chosen = extractor if spec.extracts else None
+    summary: Summarizer | None = None
+    recall: RecallParams | None = None
+    if spec.summarizes:
+        summary = SUMMARIZERS[summarizer](params.summarizer, injected or Injected())
+        recall = params.recall if params.recall_share > 0 else None
+    return Preset(
+        name,
+        assembler,
+        chosen.rules if chosen else None,
+        summary.rules if summary else None,
+        recall,
+        chosen.refiner if chosen else None,
+        summary.refiner if summary else None,
+    )
+
+
 class Policies:
     def __init__(self, presets: dict[str, Preset], default: str) -> None:
         self._presets = presets
@@ -79,8 +207,15 @@ class Policies:
 
     @classmethod
     def from_settings(
-        cls, default: str, params: Mapping[str, Mapping[str, Any]] | None = None
+        cls,
+        default: str,
+        params: Mapping[str, Mapping[str, Any]] | None = None,
+        *,
+        extractor: str = "rules",
+        summarizer: str = "rules",
+        injected: Injected | None = None,
     ) -> Policies:
+        """Every preset, built by name; ValueError naming the config key if anything is off."""
         params = params or {}
         unknown = set(params) - set(PRESET_NAMES)
         if unknown:
@@ -93,39 +228,14 @@ class Policies:
                 f"memory.policy: unknown preset {default!r}; expected one of "
                 f"{', '.join(PRESET_NAMES)}"
             )
-        extractor = RuleExtractor()
-        buffer = _params(SummaryBufferParams, params.get("summary_buffer"), "summary_buffer")
-        layered = _params(FullParams, params.get("layered"), "layered")
-        full = _params(BackboneParams, params.get("full"), "full")
+        _choose(EXTRACTORS, extractor, "extractor")
+        _choose(SUMMARIZERS, summarizer, "summarizer")
+        injected = injected or Injected()
+        # One extractor for every preset: it keeps no state between turns.
+        shared = EXTRACTORS[extractor](injected)
         presets = {
-            "raw": Preset("raw", RawAssembler(), None),
-            "window": Preset(
-                "window",
-                WindowAssembler(_params(WindowParams, params.get("window"), "window")),
-                extractor,
-            ),
-            "summary_buffer": Preset(
-                "summary_buffer",
-                SummaryBufferAssembler(buffer),
-                extractor,
-                RuleSummarizer(buffer.summarizer),
-                buffer.recall if buffer.recall_share > 0 else None,
-            ),
-            "full": Preset(
-                "full",
-                BackboneAssembler(full),
-                extractor,
-                RuleSummarizer(full.summarizer),
-                full.recall if full.recall_share > 0 else None,
-            ),
-            "user_turns": Preset("user_turns", UserTurnsAssembler(), None),
-            "layered": Preset(
-                "layered",
-                FullAssembler(layered),
-                extractor,
-                RuleSummarizer(layered.summarizer),
-                layered.recall if layered.recall_share > 0 else None,
-            ),
+            name: build_preset(name, params.get(name), shared, summarizer, injected)
+            for name in PRESET_NAMES
         }
         return cls(presets, default)
 

@@ -12,6 +12,7 @@ from proxy.admin import router as admin_router
 from proxy.auth import Authenticator
 from proxy.config import ConfigError, Settings, load_settings
 from proxy.errors import install_error_handlers
+from proxy.llm_policies import Completion, injected
 from proxy.passthrough import router as passthrough_router
 from proxy.pipeline import Pipeline
 from proxy.request_log import RequestLog
@@ -26,7 +27,15 @@ from proxy.wire_routes import router as wire_router
 
 def create_app(settings: Settings) -> FastAPI:
     try:
-        policies = Policies.from_settings(settings.memory.policy, settings.memory.policy_params)
+        memory = settings.memory
+        completion = Completion(settings)
+        policies = Policies.from_settings(
+            memory.policy,
+            memory.policy_params,
+            extractor=memory.extractor,
+            summarizer=memory.summarizer,
+            injected=injected(settings, completion),
+        )
     except ValueError as exc:
         raise ConfigError(f"invalid config: {exc}") from None
 
@@ -39,6 +48,7 @@ def create_app(settings: Settings) -> FastAPI:
         )
         upstream = Upstream(settings)
         upstream.load_in_background()
+        completion.bind(upstream)
         secrets = [*settings.server.api_keys, settings.server.admin_key or ""]
         request_log = RequestLog(
             store,

@@ -1,18 +1,17 @@
-"""The completion callable the LLM-backed policies get, and the policies themselves.
+"""The completion (and embedding) callables the proxy injects into policies.
 
 `memory.extractor: llm` / `memory.summarizer: llm` ask `memory.llm_model` (a
 model_list name, so it is routed, authenticated and priced like any client
-request) through `proxy.upstream`; the policies in `policies.llm` never see
-litellm or the config.
+request) through `proxy.upstream`; `policies.registry` builds the policies
+by name around this callable, so they never see litellm or the config.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from policies.base import ExtractionPolicy
-from policies.llm import Complete, LLMExtractor, LLMReply, LLMSummarizer
-from policies.summary import RuleSummarizer
+from policies.llm import Complete, LLMReply
+from policies.registry import Injected
 from proxy.config import Settings
 from proxy.longterm import Embed, EmbeddingReply
 from proxy.upstream import Upstream
@@ -59,24 +58,30 @@ def make_embedder(upstream: Upstream, settings: Settings) -> Embed | None:
     return embed
 
 
-class LLMPolicies:
-    """The configured LLM-backed policies (each None when the rules are configured)."""
+class Completion:
+    """The `complete` the registry injects into the LLM-backed policies.
 
-    def __init__(self, upstream: Upstream, settings: Settings) -> None:
-        memory = settings.memory
+    The policies are built (and their config validated) in `create_app`; the
+    upstream they ask exists only once the lifespan has started, so this is
+    bound to it then. A call before that is a programming error.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
         self._complete: Complete | None = None
-        if "llm" in (memory.extractor, memory.summarizer):
-            self._complete = make_completion(upstream, settings)
-        self.timeout_s = memory.llm_timeout_s
-        self.extract = memory.extractor == "llm"
-        self.summarize = memory.summarizer == "llm"
 
-    def extractor(self, fallback: ExtractionPolicy | None) -> LLMExtractor | None:
-        if not self.extract or fallback is None or self._complete is None:
-            return None
-        return LLMExtractor(self._complete, fallback, self.timeout_s)
+    def bind(self, upstream: Upstream) -> None:
+        if self._settings.memory.llm_model is not None:
+            self._complete = make_completion(upstream, self._settings)
 
-    def summarizer(self, fallback: RuleSummarizer | None) -> LLMSummarizer | None:
-        if not self.summarize or fallback is None or self._complete is None:
-            return None
-        return LLMSummarizer(self._complete, fallback, self.timeout_s)
+    async def __call__(self, messages: list[dict[str, Any]]) -> LLMReply:
+        if self._complete is None:
+            raise RuntimeError("the completion is used before the upstream was bound")
+        return await self._complete(messages)
+
+
+def injected(settings: Settings, completion: Completion) -> Injected:
+    """What the registry hands the LLM-backed policies under these settings."""
+    memory = settings.memory
+    wanted = memory.llm_model is not None and "llm" in (memory.extractor, memory.summarizer)
+    return Injected(completion if wanted else None, memory.llm_timeout_s)

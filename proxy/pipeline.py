@@ -46,7 +46,7 @@ from proxy.conversation import (
 )
 from proxy.errors import ProxyError
 from proxy.lifecycle import Lifecycle, SessionLayers
-from proxy.llm_policies import LLMPolicies, make_embedder
+from proxy.llm_policies import make_embedder
 from proxy.longterm import ConsolidationJob, LongTermMemory, user_scope
 from proxy.memory_state import MemoryState
 from proxy.metrics import Metrics
@@ -225,7 +225,6 @@ class Pipeline:
         cached = settings.memory.cache_sessions
         self.memory = MemoryState(store, cache_sessions=cached)
         self.lifecycle = Lifecycle(store, cache_sessions=cached)
-        self.llm = LLMPolicies(upstream, settings)
         self.resolver = SessionResolver(store, self.memory.peek)
         self.cache = ConversationCache(max_sessions=cached)
         self.conversation_locks = KeyedLocks(store)
@@ -855,7 +854,7 @@ class Pipeline:
             return
         turn = make_turn(prepared.counter, clean_answer(answer), len(prepared.turns))
         system_prompt = "\n".join(t.text for t in prepared.system)
-        llm = self.llm.extractor(prepared.preset.extractor)
+        llm = prepared.preset.extract_refiner
         if llm is not None:
             # The rules served the response path; the model redoes this request's
             # turns (the answer included) now, in session order.
@@ -902,7 +901,7 @@ class Pipeline:
         chunk simply stays (the session is left as it was).
         """
         layers, resolution = prepared.layers, prepared.resolution
-        llm = self.llm.summarizer(prepared.preset.summarizer)
+        llm = prepared.preset.summary_refiner
         if llm is None or layers is None or resolution is None or not prepared.compactions:
             return
         for start, upto in prepared.compactions:

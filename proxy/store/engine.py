@@ -1,0 +1,242 @@
+"""The store's engine: connections, write transactions, and store faults.
+
+One async SQLAlchemy engine. SQLite has one writer, so writers queue on a
+lock that gives up on a failing store instead of serving a busy timeout each;
+PostgreSQL connections older than the last fault are checked on checkout.
+An unreachable store is retried on use. Every other concern of the store
+(`proxy.store.repo.Store`) reads through `_connect` and writes through `_begin`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, Self
+
+from sqlalchemy import event, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import ConnectionPoolEntry
+
+from proxy.store.faults import StoreBusy, StoreUnavailable, pg_connect_args, store_fault
+from proxy.store.locks import AdvisoryLocks
+from proxy.store.migrations import apply_migrations
+from proxy.store.rows import without_nul
+
+log = logging.getLogger("memproxy.store")
+
+# An unreachable store is tried again on use, at most this often.
+_RETRY_S = 1.0
+
+
+def _sqlite_pragmas(busy_ms: int) -> Any:
+    def apply(dbapi_conn: Any, _record: ConnectionPoolEntry) -> None:
+        # WAL lets readers proceed during a write; busy_timeout turns "database is
+        # locked" into a short, bounded wait instead of an error under concurrency.
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute(f"PRAGMA busy_timeout={busy_ms}")
+        cur.close()
+
+    return apply
+
+
+def _note_birth(_dbapi_conn: Any, record: ConnectionPoolEntry) -> None:
+    record.info["born"] = time.monotonic()
+
+
+class StoreEngine:
+    """The engine, its readiness and its faults; what every store concern builds on."""
+
+    def __init__(
+        self, engine: AsyncEngine, locks: AdvisoryLocks | None = None, timeout_s: float = 5.0
+    ) -> None:
+        self.engine = engine
+        # SQLite has one writer at a time; concurrent write transactions from the
+        # pool's connections would fail fast with "database is locked" when a
+        # reader upgrades. Writers queue here instead (PostgreSQL needs no lock).
+        self._write_lock = asyncio.Lock() if engine.dialect.name == "sqlite" else None
+        # PostgreSQL may be shared by several replicas: `locks` extends the
+        # per-process session locks to all of them, and each session's version
+        # (bumped by every write) tells this process when its caches are stale.
+        self.shared = engine.dialect.name == "postgresql"
+        self.locks = locks
+        self.timeout_s = timeout_s
+        self._last_commit = self._last_fault = 0.0  # time.monotonic() of each
+        # Reachable and migrated. A store that is not (a directory not created
+        # yet, PostgreSQL still starting) is retried on use, at most once per
+        # `_RETRY_S`; until then every use fails fast with `StoreUnavailable`.
+        self.ready = False
+        self.unavailable_reason: str | None = None
+        self._ready_lock = asyncio.Lock()
+        self._next_attempt = 0.0
+
+    async def ensure_ready(self) -> None:
+        """Connect and migrate if not done yet; `StoreUnavailable` if that fails."""
+        if self.ready:
+            return
+        async with self._ready_lock:
+            if self.ready:
+                return
+            if time.monotonic() < self._next_attempt:
+                raise StoreUnavailable(self.unavailable_reason or "not reachable yet")
+            try:
+                async with asyncio.timeout(2 * self.timeout_s):
+                    async with self.engine.begin() as conn:
+                        await apply_migrations(conn)
+            except Exception as exc:
+                reason = store_fault(exc)
+                if reason is None:
+                    raise
+                self.unavailable_reason = reason
+                self._next_attempt = time.monotonic() + _RETRY_S
+                raise StoreUnavailable(reason) from None
+            self.ready, self.unavailable_reason = True, None
+
+    @asynccontextmanager
+    async def _connect(self) -> AsyncIterator[AsyncConnection]:
+        await self.ensure_ready()
+        async with self._noting_faults(), self.engine.connect() as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def _begin(self) -> AsyncIterator[AsyncConnection]:
+        await self.ensure_ready()
+        if self._write_lock is None:
+            async with self._noting_faults(), self.engine.begin() as conn:
+                yield conn
+            return
+        await self._wait_for_write_lock(self._write_lock)
+        try:
+            async with self.engine.begin() as conn:
+                yield conn
+            self._last_commit = time.monotonic()
+        except Exception as exc:
+            if store_fault(exc) is not None:
+                self._last_fault = time.monotonic()
+            raise
+        finally:
+            self._write_lock.release()
+
+    @asynccontextmanager
+    async def _noting_faults(self) -> AsyncIterator[None]:
+        try:
+            yield
+        except Exception as exc:
+            reason = store_fault(exc)
+            if reason is not None:
+                self.note_fault()
+                if isinstance(exc, OSError):
+                    # The driver's raw socket error: named as the store's beyond here.
+                    raise StoreUnavailable(reason) from exc
+            raise
+
+    def note_fault(self) -> None:
+        """A store fault was seen: pooled connections older than now are suspect."""
+        self._last_fault = time.monotonic()
+
+    def _verify_on_checkout(self, dbapi_conn: Any, record: ConnectionPoolEntry, _: Any) -> None:
+        """PostgreSQL: a connection older than the last store fault is checked once.
+
+        It may be dead (its backend terminated, the server restarted) or
+        opened while the database was read-only, a state it keeps: the pool
+        replaces it (DisconnectionError) with a new one, so the first requests
+        after an outage do not fail on its leftovers. Costs nothing otherwise.
+        """
+        if record.info.get("born", 0.0) > self._last_fault:
+            return
+        try:
+            cursor = dbapi_conn.cursor()
+            cursor.execute("SHOW default_transaction_read_only")
+            read_only = cursor.fetchone()[0] == "on"
+            cursor.close()
+        except Exception:
+            raise DisconnectionError("connection lost in a store outage") from None
+        if read_only:
+            raise DisconnectionError("connection opened while the database was read-only")
+        record.info["born"] = time.monotonic()
+
+    async def _wait_for_write_lock(self, lock: asyncio.Lock) -> None:
+        """Queue for the write lock, in order, but not behind a failing store.
+
+        A long queue under load is fine: waiters keep their place. But when a
+        write fails on a store fault while they wait (a lock held by another
+        process, a full disk) and nothing commits after it, they give up
+        (StoreBusy) instead of each serving a busy timeout in turn. A hard cap
+        of 10 x `timeout_s` bounds every wait.
+        """
+        started = time.monotonic()
+        acquire = asyncio.ensure_future(lock.acquire())
+        try:
+            while True:
+                done, _ = await asyncio.wait({acquire}, timeout=self.timeout_s)
+                if done:
+                    return
+                # A write failed on a store fault while we waited, and none has
+                # committed since: the store is failing now, not just busy.
+                failing = self._last_fault > max(started, self._last_commit)
+                if failing or time.monotonic() - started >= 10 * self.timeout_s:
+                    raise StoreBusy("timed out waiting for the store's write lock")
+        except BaseException:
+            if not acquire.cancel() and not acquire.cancelled() and acquire.exception() is None:
+                lock.release()  # acquired just as we gave up: hand it on
+            raise
+
+    @classmethod
+    async def open(cls, url: str, *, timeout_s: float = 5.0, require: bool = True) -> Self:
+        """`timeout_s` bounds every store wait (`memory.store_timeout_s`).
+
+        `require=False` (the server): an unreachable database does not stop
+        start-up; the store stays unavailable, and is retried on use, until
+        it answers. Tools that need the data (`memproxy inspect`) require it.
+        """
+        kwargs: dict[str, Any] = {}
+        if url.startswith("sqlite"):
+            kwargs["connect_args"] = {"timeout": timeout_s}
+        else:
+            # A request holds a connection only per query (the long-held session
+            # locks have connections of their own, see `locks.py`). Recycling
+            # stays ahead of proxies or firewalls that drop idle connections.
+            kwargs.update(
+                pool_size=10,
+                max_overflow=10,
+                pool_recycle=1800,
+                pool_timeout=timeout_s,
+                connect_args=pg_connect_args(timeout_s),
+            )
+        engine = create_async_engine(url, **kwargs)
+        if engine.dialect.name == "sqlite":
+            sync_engine: Engine = engine.sync_engine
+            event.listen(sync_engine, "connect", _sqlite_pragmas(int(timeout_s * 1000)))
+        locks = AdvisoryLocks(url, timeout_s) if engine.dialect.name == "postgresql" else None
+        store = cls(engine, locks, timeout_s)
+        if engine.dialect.name == "postgresql":
+            event.listen(engine.sync_engine, "connect", _note_birth)
+            event.listen(engine.sync_engine, "checkout", store._verify_on_checkout)
+            if locks is not None:
+                locks.on_fault = store.note_fault
+        try:
+            await store.ensure_ready()
+        except StoreUnavailable as exc:
+            if require:
+                await store.close()
+                raise
+            log.warning("memory store unavailable at start-up (%s); retried on use", exc)
+        return store
+
+    async def close(self) -> None:
+        if self.locks is not None:
+            await self.locks.aclose()
+        await self.engine.dispose()
+
+    def _rows(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return without_nul(rows) if self.shared else rows
+
+    async def ping(self) -> None:
+        async with self._connect() as conn:
+            await conn.execute(select(1))
