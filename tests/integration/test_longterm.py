@@ -8,6 +8,7 @@ does. What the stub upstream received is the assertion point.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from pathlib import Path
@@ -20,7 +21,15 @@ from proxy.config import ConfigError, settings_from_dict
 
 KEYS = ["key-tenant-a", "key-tenant-b"]
 SYSTEM = {"role": "system", "content": "You are a helpful travel and shopping assistant."}
-TODAY = time.strftime("%Y-%m-%d", time.gmtime())
+# Lines name the day the earlier conversation happened; a run may cross
+# midnight, so `background` checks the date is today's or yesterday's and
+# shows it as TODAY.
+TODAY = "TODAY"
+
+
+def _recent_days() -> set[str]:
+    now = time.time()
+    return {time.strftime("%Y-%m-%d", time.gmtime(now - d * 86400)) for d in (0, 1)}
 
 
 def auth(key: str, user: str | None = None) -> dict[str, str]:
@@ -52,7 +61,14 @@ def background(stub: Any) -> list[str]:
         if m["role"] == "system" and str(m["content"]).startswith(BACKFILL_HEADER)
     ]
     assert len(blocks) <= 1
-    return blocks[0].splitlines()[1:] if blocks else []
+    lines = blocks[0].splitlines()[1:] if blocks else []
+    out = []
+    for line in lines:
+        found = re.search(r"\b(\d{4}-\d{2}-\d{2})\b", line)
+        if found and found.group(1) in _recent_days():
+            line = line.replace(found.group(1), TODAY, 1)
+        out.append(line)
+    return out
 
 
 @pytest.fixture
