@@ -101,7 +101,11 @@ class BackboneParams(BaseModel):
     placeholder: str = ""
     # A user turn is condensed to its informative sentences only when that
     # saves at least this share of it (else it stays verbatim, or goes whole).
-    condense_saving: float = Field(default=0.3, ge=0, le=1)
+    # 1.0 (the default): never. A condensed turn is the proxy's text, and the
+    # engine cannot tell every value in it that changed later; a turn in the
+    # user's own words can hold an old value without presenting it as current.
+    # Measured on the fresh* sets, whole-or-nothing recalls as much or more.
+    condense_saving: float = Field(default=1.0, ge=0, le=1)
     recall: RecallParams = RecallParams()
     # The rolling summary written at each compaction (kept for the
     # inspector, the LLM summariser and recall's dating), and the sentences
