@@ -36,7 +36,7 @@ everything fits.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -46,8 +46,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from policies.budget import group_turns, is_forwardable, message_tokens
 from policies.choices import chosen_option, list_options
 from policies.digest import accepts, call_keys, clip_call, digest_assistant, digest_tool
+from policies.evidence import dated_hits, evidence_room, frozen_shown, order_hits, room_needed
 from policies.layers import CONFLICT_MARK, Generated, nothing, one_line, plan_recall
 from policies.params import RecallParams
+from policies.question import read_question
 from policies.staleness import CHANGED_MARK, StaleFilter
 from policies.summary import DatedTurn, SummaryParams, summarize_turn
 from policies.text import term_set
@@ -56,6 +58,7 @@ from policies.types import (
     AssembledContext,
     Candidate,
     MemoryItem,
+    RecallHit,
     Section,
     Turn,
 )
@@ -67,6 +70,7 @@ NOTE_PREFIX = "[memory] "
 CONDENSED_PREFIX = "[condensed] "
 NOTES_HEADER = "To confirm with the user:"
 WITHDRAWN_NOTE = "(the user later withdrew a rule stated here)"
+EVIDENCE_CUT = "evidence: room for turns recalled for a question about the past"
 _LIVE = frozenset({"active", "pending"})
 
 
@@ -92,6 +96,10 @@ class BackboneParams(BaseModel):
     # Recalled turns (of exchanges that had to go) take at most this share,
     # out of what the rest leaves.
     recall_share: float = Field(default=0.15, ge=0, le=1)
+    # When the current input asks about the past (`policies.question`), the
+    # recalled turns may take this share, the frozen part giving way from its
+    # end for that request only (`policies.evidence`).
+    evidence_share: float = Field(default=0.6, ge=0, le=1)
     notes_share: float = Field(default=0.1, ge=0, le=1)
     # The assistant message left where a reply's digest is empty ("": none;
     # litellm merges consecutive user messages for providers that require
@@ -100,7 +108,9 @@ class BackboneParams(BaseModel):
     # A user turn is condensed to its informative sentences only when that
     # saves at least this share of it (else it stays verbatim, or goes whole).
     condense_saving: float = Field(default=0.3, ge=0, le=1)
-    recall: RecallParams = RecallParams()
+    # More hits than the recall share usually shows: a question about the past
+    # gets the evidence share, and the hits are reordered by what it asks.
+    recall: RecallParams = RecallParams(max_hits=40)
     # The rolling summary written at each compaction (kept for the
     # inspector, the LLM summariser and recall's dating), and the sentences
     # a condensed user turn keeps.
@@ -622,9 +632,48 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
             for t in inp.tail
         ),
     ]
+    # The evidence a question about the past needs: recall's room, and how
+    # much of the frozen part gives way to it for this request (`policies.evidence`).
+    question = read_question("\n".join(t.text for t in inp.tail if t.role == "user"))
+    query = term_set("\n".join(t.text for t in inp.tail if t.role == "user"))
+    by_ordinal = {t.ordinal: t for t in inp.history}
+    recall_cap = evidence_room(question, hist_room, p.recall_share, p.evidence_share)
+
+    def recall_within(hits: Sequence[RecallHit], cap: int, shown: Collection[int]) -> Generated:
+        return plan_recall(
+            order_hits(dated_hits(hits), question, query),
+            query,
+            cap,
+            p.recall.snippet_chars,
+            inp.count,
+            stale,
+            lambda o: by_ordinal.get(o) if o in shown else None,
+        )
+
+    frozen_ordinals = {t.ordinal for u in all_units[:frozen_n] for t in u.turns()}
+    free = room_needed(
+        question,
+        recall_cap,
+        hist_room - frozen_tokens(frozen_n) - live_tokens,
+        lambda cap: (
+            recall_within(
+                [h for h in inp.recalled if h.ordinal in frozen_ordinals], cap, frozen_ordinals
+            ).tokens
+        ),
+    )
+    shown_n = frozen_shown([r.render(i).tokens for i in range(frozen_n)], free)
     gone: set[int] = set()
     for i in range(frozen_n):
         u = all_units[i]
+        if i >= shown_n:
+            gone.update(t.ordinal for t in u.turns())
+            candidates += [
+                Candidate(
+                    "turn", str(t.ordinal), t.tokens, 0.0, "dropped", EVIDENCE_CUT, "backbone"
+                )
+                for t in u.turns()
+            ]
+            continue
         rendered = r.render(i)
         frozen_msgs += rendered.messages
         candidates += _unit_candidates(u, rendered.tokens)
@@ -635,7 +684,7 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
                 candidates.append(
                     Candidate("item", item_id, 0, 0.0, "kept", f"annotation: {note}", "backbone")
                 )
-    frozen_t = frozen_tokens(frozen_n)
+    frozen_t = frozen_tokens(shown_n)
     live_turns = [t for u in all_units[frozen_n:] for t in u.turns()]
     candidates += [
         Candidate("turn", str(t.ordinal), t.tokens, 0.0, "kept", "recent: whole", "recent")
@@ -645,17 +694,7 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
     recalled = nothing("recalled")
     hits = [h for h in inp.recalled if h.ordinal in gone]
     if hits and left > 0:
-        query = term_set("\n".join(t.text for t in inp.tail if t.role == "user"))
-        by_ordinal = {t.ordinal: t for t in inp.history}
-        recalled = plan_recall(
-            hits,
-            query,
-            min(left, int(hist_room * p.recall_share)),
-            p.recall.snippet_chars,
-            inp.count,
-            stale,
-            lambda o: by_ordinal.get(o) if o in gone else None,
-        )
+        recalled = recall_within(hits, min(left, recall_cap), gone)
         candidates += recalled.candidates
     candidates += notes.candidates
     candidates = _merge_runs(candidates)
