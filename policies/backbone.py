@@ -46,7 +46,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from policies.budget import group_turns, is_forwardable, message_tokens
 from policies.choices import chosen_option, list_options
 from policies.digest import accepts, call_keys, clip_call, digest_assistant, digest_tool
-from policies.evidence import dated_hits, evidence_room, frozen_shown, order_hits, room_needed
+from policies.evidence import (
+    dated_hits,
+    evidence_room,
+    frozen_shown,
+    order_hits,
+    rival_hits,
+    room_needed,
+)
 from policies.layers import CONFLICT_MARK, Generated, nothing, one_line, plan_recall
 from policies.params import RecallParams
 from policies.question import read_question
@@ -99,7 +106,7 @@ class BackboneParams(BaseModel):
     # When the current input asks about the past (`policies.question`), the
     # recalled turns may take this share, the frozen part giving way from its
     # end for that request only (`policies.evidence`).
-    evidence_share: float = Field(default=0.6, ge=0, le=1)
+    evidence_share: float = Field(default=0.75, ge=0, le=1)
     notes_share: float = Field(default=0.1, ge=0, le=1)
     # The assistant message left where a reply's digest is empty ("": none;
     # litellm merges consecutive user messages for providers that require
@@ -692,7 +699,17 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
     ]
     left = hist_room - frozen_t - live_tokens
     recalled = nothing("recalled")
-    hits = [h for h in inp.recalled if h.ordinal in gone]
+    # A question about when (or about a change of mind) wants the turn's date:
+    # a turn still shown without it is recalled too, dated.
+    dated = frozen_ordinals if question.kinds & {"temporal", "contradiction"} else set()
+    top = max((h.score for h in inp.recalled), default=1.0)
+    rivals = rival_hits(question, inp.items, inp.history, query, top)
+    found = {h.ordinal for h in rivals}
+    hits = [
+        h
+        for h in [*rivals, *(h for h in inp.recalled if h.ordinal not in found)]
+        if h.ordinal in gone or h.ordinal in dated
+    ]
     if hits and left > 0:
         recalled = recall_within(hits, min(left, recall_cap), gone)
         candidates += recalled.candidates

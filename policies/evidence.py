@@ -16,6 +16,7 @@ cover the things it names that better-scoring turns left uncovered, so a
 question tying two events together gets both rather than two matches of one.
 Relative time in a recalled turn ("yesterday", "上周五") is read against the
 day it was said, so the date of an event is there for a question about when.
+A question about a change of mind gets both statements, dated (`rival_hits`).
 """
 
 from __future__ import annotations
@@ -24,16 +25,20 @@ import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 
+from policies.dates import DateLabels, stated_date
 from policies.question import Question
 from policies.recall import index_terms, query_terms
 from policies.timeline import stamp_relative
-from policies.types import RecallHit
+from policies.types import MemoryItem, RecallHit, Turn
 
-# How much a hit's share of not yet covered query terms counts against its
-# BM25 score (relative to the best hit's): higher for a question that ties
-# several things together.
+# How much a hit's share of the query terms not yet covered counts beside its
+# BM25 score (relative to the best hit's), and what is left of that score for
+# a hit that covers nothing new: a question that ties several things together
+# wants each of them more than a second match of one.
 COVERAGE_WEIGHT = 0.35
+REDUNDANT = 0.85
 BRIDGING_COVERAGE_WEIGHT = 0.7
+BRIDGING_REDUNDANT = 0.6
 
 
 def evidence_room(question: Question, hist_room: int, share: float, lookup_share: float) -> int:
@@ -50,20 +55,21 @@ def order_hits(
         return []
     wanted = query_terms(query)
     own = "own_words" in question.kinds
-    weight = BRIDGING_COVERAGE_WEIGHT if "bridging" in question.kinds else COVERAGE_WEIGHT
+    bridging = "bridging" in question.kinds
+    weight = BRIDGING_COVERAGE_WEIGHT if bridging else COVERAGE_WEIGHT
+    redundant = BRIDGING_REDUNDANT if bridging else REDUNDANT
     best = max(h.score for h in hits) or 1.0
     covers = [wanted & set(index_terms(h.text)) for h in hits]
     left = list(range(len(hits)))
     covered: set[str] = set()
     out: list[RecallHit] = []
     while left:
-        values = {
-            i: (
-                own and hits[i].role == "user",
-                hits[i].score / best + weight * len(covers[i] - covered) / max(1, len(wanted)),
-            )
-            for i in left
-        }
+        uncovered = max(1, len(wanted - covered))
+        values = {}
+        for i in left:
+            new = len(covers[i] - covered)
+            score = hits[i].score / best * (1.0 if new else redundant)
+            values[i] = (own and hits[i].role == "user", score + weight * new / uncovered)
         pick = max(left, key=values.__getitem__)
         left.remove(pick)
         covered |= covers[pick]
@@ -75,6 +81,47 @@ def dated_hits(hits: Sequence[RecallHit]) -> list[RecallHit]:
     """`hits` with their relative time read against the day each was said
     (`policies.timeline`): "yesterday" weeks later means nothing without it."""
     return [replace(h, text=stamp_relative(h.text, h.date)) if h.date else h for h in hits]
+
+
+# A statement the user later contradicted, recalled for a question about the
+# change, ranks with the best hits (a multiple of the best BM25 score).
+RIVAL_SCORE = 1.5
+
+
+def rival_hits(
+    question: Question,
+    items: Sequence[MemoryItem],
+    history: Sequence[Turn],
+    query: Collection[str],
+    top: float,
+) -> list[RecallHit]:
+    """For a question about a change of mind: the turns of both statements (the
+    one the user said first and the one that replaced it), each with its date,
+    for every changed item that shares a term with the question; scored above
+    `top` (the best BM25 hit's score)."""
+    if "contradiction" not in question.kinds or not items:
+        return []
+    wanted = query_terms(query)
+    by_id = {it.id: it for it in items}
+    ordinals: list[int] = []
+    for it in items:
+        if it.status != "superseded" or it.superseded_by not in by_id:
+            continue
+        new = by_id[it.superseded_by]
+        if not wanted & set(index_terms(f"{it.value} {new.value}")):
+            continue
+        ordinals += [o for o in (it.source_ordinal, new.source_ordinal) if o not in ordinals]
+    if not ordinals:
+        return []
+    labels = DateLabels()
+    dates = {t.ordinal: labels.add(t.text, None, stated_date(t.raw)) for t in history}
+    by_ordinal = {t.ordinal: t for t in history}
+    score = RIVAL_SCORE * (top or 1.0)
+    return [
+        RecallHit(o, by_ordinal[o].role, dates.get(o, ""), by_ordinal[o].text, score)
+        for o in sorted(ordinals)
+        if o in by_ordinal
+    ]
 
 
 def frozen_shown(unit_tokens: Sequence[int], free: int, keep_first: bool = True) -> int:

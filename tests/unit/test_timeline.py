@@ -21,10 +21,22 @@ from policies.timeline import label_day, stamp_relative
             "The roof was fixed the day before yesterday (2024-03-01).",
         ),
         # Sunday 3 March 2024: last Friday is 1 March
-        ("I sent the forms last Friday.", "March 3, 2024", "I sent the forms last Friday (1 March 2024)."),
-        ("It started three days ago.", "3 March, 2024", "It started three days ago (29 February 2024)."),
+        (
+            "I sent the forms last Friday.",
+            "March 3, 2024",
+            "I sent the forms last Friday (1 March 2024).",
+        ),
+        (
+            "It started three days ago.",
+            "3 March, 2024",
+            "It started three days ago (29 February 2024).",
+        ),
         ("We moved last year.", "3 March, 2024", "We moved last year (2023)."),
-        ("Tickets went on sale last month.", "3 March, 2024", "Tickets went on sale last month (February 2024)."),
+        (
+            "Tickets went on sale last month.",
+            "3 March, 2024",
+            "Tickets went on sale last month (February 2024).",
+        ),
         ("我昨天去拿了体检报告。", "2024年3月3日", "我昨天（2024年3月2日）去拿了体检报告。"),
         # 2024-03-06 is a Wednesday: 上周五 is Friday of the week before
         ("上周五交的定金。", "2024年3月6日", "上周五（2024年3月1日）交的定金。"),
@@ -54,3 +66,18 @@ def test_label_styles() -> None:
     assert label_day("2023-05-08") is not None
     assert label_day("2023年5月8日") is not None
     assert label_day("no date here") is None
+
+
+def test_a_date_on_the_message_itself_labels_it() -> None:
+    from policies.dates import DateLabels, stated_date
+
+    assert stated_date({"role": "user", "name": "2024-03-05", "content": "hi"}) == "2024-03-05"
+    assert stated_date({"role": "user", "metadata": {"date": "2024年3月5日"}}) == "2024年3月5日"
+    assert stated_date({"role": "user", "name": "alice", "content": "hi"}) is None
+    labels = DateLabels()
+    # The proxy's clock (created_at) only when the conversation dates nothing.
+    assert labels.add("we got the keys yesterday", 0.0, "5 March 2024") == "5 March 2024"
+    assert labels.add("and the boxes came today", 0.0) == "5 March 2024"
+    assert stamp_relative("we got the keys yesterday", labels.get(0)) == (
+        "we got the keys yesterday (4 March 2024)"
+    )
