@@ -49,10 +49,11 @@ from policies.digest import accepts, call_keys, clip_call, digest_assistant, dig
 from policies.evidence import (
     dated_hits,
     evidence_room,
-    frozen_shown,
+    frozen_cut,
     order_hits,
     rival_hits,
     room_needed,
+    standing_ordinals,
 )
 from policies.layers import CONFLICT_MARK, Generated, nothing, one_line, plan_recall
 from policies.params import RecallParams
@@ -106,7 +107,7 @@ class BackboneParams(BaseModel):
     # When the current input asks about the past (`policies.question`), the
     # recalled turns may take this share, the frozen part giving way from its
     # end for that request only (`policies.evidence`).
-    evidence_share: float = Field(default=0.75, ge=0, le=1)
+    evidence_share: float = Field(default=0.9, ge=0, le=1)
     notes_share: float = Field(default=0.1, ge=0, le=1)
     # The assistant message left where a reply's digest is empty ("": none;
     # litellm merges consecutive user messages for providers that require
@@ -668,11 +669,16 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
             ).tokens
         ),
     )
-    shown_n = frozen_shown([r.render(i).tokens for i in range(frozen_n)], free)
+    rules = standing_ordinals(inp.items)
+    cut = frozen_cut(
+        [r.render(i).tokens if free else 0 for i in range(frozen_n)],
+        free,
+        {i for i in range(frozen_n) if any(t.ordinal in rules for t in all_units[i].turns())},
+    )
     gone: set[int] = set()
     for i in range(frozen_n):
         u = all_units[i]
-        if i >= shown_n:
+        if i in cut:
             gone.update(t.ordinal for t in u.turns())
             candidates += [
                 Candidate(
@@ -691,7 +697,7 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
                 candidates.append(
                     Candidate("item", item_id, 0, 0.0, "kept", f"annotation: {note}", "backbone")
                 )
-    frozen_t = frozen_tokens(shown_n)
+    frozen_t = sum(r.render(i).tokens for i in range(frozen_n) if i not in cut)
     live_turns = [t for u in all_units[frozen_n:] for t in u.turns()]
     candidates += [
         Candidate("turn", str(t.ordinal), t.tokens, 0.0, "kept", "recent: whole", "recent")

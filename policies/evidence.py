@@ -83,6 +83,7 @@ def dated_hits(hits: Sequence[RecallHit]) -> list[RecallHit]:
     return [replace(h, text=stamp_relative(h.text, h.date)) if h.date else h for h in hits]
 
 
+_RULES = frozenset({"directive", "constraint"})
 # A statement the user later contradicted, recalled for a question about the
 # change, ranks with the best hits (a multiple of the best BM25 score).
 RIVAL_SCORE = 1.5
@@ -124,15 +125,33 @@ def rival_hits(
     ]
 
 
-def frozen_shown(unit_tokens: Sequence[int], free: int, keep_first: bool = True) -> int:
-    """How many frozen units to show so that at least `free` tokens are freed,
-    cutting from the end (the first unit stays when `keep_first`)."""
-    n = len(unit_tokens)
-    floor = 1 if keep_first and n else 0
-    while free > 0 and n > floor:
-        n -= 1
-        free -= unit_tokens[n]
-    return n
+def frozen_cut(
+    unit_tokens: Sequence[int], free: int, keep: Collection[int] = (), keep_first: bool = True
+) -> set[int]:
+    """Indexes of the frozen units to leave out so that at least `free` tokens
+    are freed, from the end (the prompt up to the first of them stays as it
+    was); the first unit and those in `keep` (the user's standing rules, which
+    apply to the answer whatever the question) stay."""
+    cut: set[int] = set()
+    floor = 1 if keep_first else 0
+    for i in range(len(unit_tokens) - 1, floor - 1, -1):
+        if free <= 0:
+            break
+        if i in keep:
+            continue
+        cut.add(i)
+        free -= unit_tokens[i]
+    return cut
+
+
+def standing_ordinals(items: Sequence[MemoryItem]) -> set[int]:
+    """Ordinals of the user turns that state a live rule (a directive or a
+    constraint): a question about the past does not make them give way."""
+    return {
+        it.source_ordinal
+        for it in items
+        if it.source == "user" and it.status in ("active", "pending") and it.type in _RULES
+    }
 
 
 def room_needed(question: Question, cap: int, left: int, plan_tokens: Callable[[int], int]) -> int:

@@ -11,7 +11,7 @@ from policies.assembly import BackboneAssembler
 from policies.backbone import EVIDENCE_CUT, BackboneParams
 from policies.clip import clip_sentence
 from policies.dates import DateLabels
-from policies.evidence import frozen_shown, order_hits
+from policies.evidence import frozen_cut, order_hits
 from policies.question import read_question
 from policies.recall import RecallIndex
 from policies.text import term_set
@@ -158,9 +158,10 @@ def test_a_bridging_question_covers_each_thing_named() -> None:
 
 
 def test_the_frozen_part_gives_way_from_its_end() -> None:
-    assert frozen_shown([50, 40, 30, 20], 45) == 2
-    assert frozen_shown([50, 40, 30, 20], 0) == 4
-    assert frozen_shown([50, 40, 30, 20], 10_000) == 1  # the first exchange stays
+    assert frozen_cut([50, 40, 30, 20], 45) == {2, 3}
+    assert frozen_cut([50, 40, 30, 20], 0) == set()
+    assert frozen_cut([50, 40, 30, 20], 10_000) == {1, 2, 3}  # the first exchange stays
+    assert frozen_cut([50, 40, 30, 20], 45, keep={3}) == {1, 2}  # a standing rule stays
 
 
 @pytest.mark.parametrize(
@@ -231,3 +232,28 @@ def test_a_change_of_mind_shows_both_statements_with_their_dates(
     recalled = next(str(m["content"]) for m in ctx.messages if "Earlier turns" in str(m["content"]))
     assert f"[{old_date}] user: {old}" in recalled
     assert f"[{new_date}] user: {new}" in recalled
+
+
+@pytest.mark.parametrize(
+    ("rule", "filler", "question"),
+    [
+        (
+            "From now on, always answer me in short bullet points.",
+            FILLER_EN,
+            "When did we adopt the kitten?",
+        ),
+        ("以后回答我都用简短的要点列出来。", FILLER_ZH, "我们是什么时候领养的小猫？"),
+    ],
+)
+def test_a_standing_rule_stays_when_the_frozen_part_gives_way(
+    rule: str, filler: list[str], question: str
+) -> None:
+    messages = conversation("Hi!", "We adopted a kitten yesterday.", filler, "Sure.")
+    at = len(messages) - 2  # the last frozen exchange: the first to give way
+    assert messages[at]["role"] == "user"
+    messages[at] = {"role": "user", "content": rule}
+    plain = assemble(messages, question, 200)
+    kept = assemble(messages, question, 200, [item("r", rule, at, "directive")])
+    assert any(c.reason == EVIDENCE_CUT for c in kept.candidates)
+    assert rule not in text_of(plain)
+    assert rule in text_of(kept)
