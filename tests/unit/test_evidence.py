@@ -235,20 +235,26 @@ def test_a_change_of_mind_shows_both_statements_with_their_dates(
 
 
 @pytest.mark.parametrize(
-    ("rule", "filler", "question"),
+    ("rule", "fact", "filler", "question"),
     [
         (
             "From now on, always answer me in short bullet points.",
+            "We adopted a kitten yesterday.",
             FILLER_EN,
             "When did we adopt the kitten?",
         ),
-        ("以后回答我都用简短的要点列出来。", FILLER_ZH, "我们是什么时候领养的小猫？"),
+        (
+            "以后回答我都用简短的要点列出来。",
+            "我们昨天领养了一只灰色小猫，叫芝麻，一直躲在沙发底下。",
+            FILLER_ZH,
+            "我们是什么时候领养的小猫？",
+        ),
     ],
 )
 def test_a_standing_rule_stays_when_the_frozen_part_gives_way(
-    rule: str, filler: list[str], question: str
+    rule: str, fact: str, filler: list[str], question: str
 ) -> None:
-    messages = conversation("Hi!", "We adopted a kitten yesterday.", filler, "Sure.")
+    messages = conversation("Hi!", fact, filler, "Sure.")
     at = len(messages) - 2  # the last frozen exchange: the first to give way
     assert messages[at]["role"] == "user"
     messages[at] = {"role": "user", "content": rule}
