@@ -649,7 +649,7 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
 
     def recall_within(hits: Sequence[RecallHit], cap: int, shown: Collection[int]) -> Generated:
         return plan_recall(
-            order_hits(dated_hits(hits), question, query),
+            order_hits(dated_hits(hits, question), question, query),
             query,
             cap,
             p.recall.snippet_chars,

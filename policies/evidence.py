@@ -50,9 +50,10 @@ def evidence_room(question: Question, hist_room: int, share: float, lookup_share
 def order_hits(
     hits: Sequence[RecallHit], question: Question, query: Collection[str]
 ) -> list[RecallHit]:
-    """`hits` in the order recall should show them (see the module docstring)."""
-    if not hits:
-        return []
+    """`hits` in the order recall should show them (see the module docstring);
+    as they are for an input that does not ask about the past."""
+    if not hits or not question.seeks_past:
+        return list(hits)
     wanted = query_terms(query)
     own = "own_words" in question.kinds
     bridging = "bridging" in question.kinds
@@ -77,9 +78,12 @@ def order_hits(
     return out
 
 
-def dated_hits(hits: Sequence[RecallHit]) -> list[RecallHit]:
-    """`hits` with their relative time read against the day each was said
-    (`policies.timeline`): "yesterday" weeks later means nothing without it."""
+def dated_hits(hits: Sequence[RecallHit], question: Question) -> list[RecallHit]:
+    """For a question about the past, `hits` with their relative time read
+    against the day each was said (`policies.timeline`): "yesterday" weeks
+    later means nothing without it."""
+    if not question.seeks_past:
+        return list(hits)
     return [replace(h, text=stamp_relative(h.text, h.date)) if h.date else h for h in hits]
 
 
