@@ -93,6 +93,40 @@ SCENARIOS = [
         ["下周要去成都开会。", *FILLER_ZH, "帮我订一下会场附近的酒店，住三晚。"],
         "无烟房",
     ),
+    # A standing rule for a kind of task ("whenever you book a hotel…") reaches
+    # the next request of that kind though the two share one content word.
+    Scenario(
+        "standing-hotel-en (one shared word)",
+        [
+            "I travel a lot for work these days.",
+            "Whenever you book a hotel for me, make sure it has a gym.",
+        ],
+        [
+            "I'm presenting at a trade fair in Rotterdam in June.",
+            *FILLER_EN,
+            "Find a hotel in Rotterdam for two nights.",
+        ],
+        "has a gym",
+    ),
+    Scenario(
+        "standing-hotel-zh (one shared word)",
+        ["最近出差比较多。", "每次帮我订酒店的时候，都要选带健身房的。"],
+        ["六月要去青岛参加展会。", *FILLER_ZH, "帮我找一家青岛的酒店，住两晚。"],
+        "健身房",
+    ),
+    Scenario(
+        "standing-hotel-en, another task",
+        [
+            "I travel a lot for work these days.",
+            "Whenever you book a hotel for me, make sure it has a gym.",
+        ],
+        [
+            "I'm presenting at a trade fair in Rotterdam in June.",
+            *FILLER_EN,
+            "Find a quiet restaurant in Rotterdam for Friday dinner.",
+        ],
+        "",
+    ),
     Scenario(
         "conflict-en",
         [

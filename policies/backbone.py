@@ -36,7 +36,7 @@ everything fits.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -46,8 +46,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from policies.budget import group_turns, is_forwardable, message_tokens
 from policies.choices import chosen_option, list_options
 from policies.digest import accepts, call_keys, clip_call, digest_assistant, digest_tool
+from policies.evidence import (
+    dated_hits,
+    evidence_room,
+    frozen_cut,
+    order_hits,
+    rival_hits,
+    room_needed,
+    standing_ordinals,
+)
 from policies.layers import CONFLICT_MARK, Generated, nothing, one_line, plan_recall
 from policies.params import RecallParams
+from policies.question import read_question
 from policies.staleness import CHANGED_MARK, StaleFilter
 from policies.summary import DatedTurn, SummaryParams, summarize_turn
 from policies.text import term_set
@@ -56,6 +66,7 @@ from policies.types import (
     AssembledContext,
     Candidate,
     MemoryItem,
+    RecallHit,
     Section,
     Turn,
 )
@@ -67,6 +78,7 @@ NOTE_PREFIX = "[memory] "
 CONDENSED_PREFIX = "[condensed] "
 NOTES_HEADER = "To confirm with the user:"
 WITHDRAWN_NOTE = "(the user later withdrew a rule stated here)"
+EVIDENCE_CUT = "evidence: room for turns recalled for a question about the past"
 _LIVE = frozenset({"active", "pending"})
 # Assistant rendering levels (see `_Unit`).
 FULL_DIGEST, TOOLS_ONLY = 2, 1
@@ -94,6 +106,10 @@ class BackboneParams(BaseModel):
     # Recalled turns (of exchanges that had to go) take at most this share,
     # out of what the rest leaves.
     recall_share: float = Field(default=0.15, ge=0, le=1)
+    # When the current input asks about the past (`policies.question`), the
+    # recalled turns may take this share, the frozen part giving way from its
+    # end for that request only (`policies.evidence`).
+    evidence_share: float = Field(default=0.9, ge=0, le=1)
     notes_share: float = Field(default=0.1, ge=0, le=1)
     # The assistant message left where a reply's digest is empty ("": none;
     # litellm merges consecutive user messages for providers that require
@@ -106,7 +122,9 @@ class BackboneParams(BaseModel):
     # user's own words can hold an old value without presenting it as current.
     # Measured on the fresh* sets, whole-or-nothing recalls as much or more.
     condense_saving: float = Field(default=1.0, ge=0, le=1)
-    recall: RecallParams = RecallParams()
+    # More hits than the recall share usually shows: a question about the past
+    # gets the evidence share, and the hits are reordered by what it asks.
+    recall: RecallParams = RecallParams(max_hits=40)
     # The rolling summary written at each compaction (kept for the
     # inspector, the LLM summariser and recall's dating), and the sentences
     # a condensed user turn keeps.
@@ -655,9 +673,53 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
             for t in inp.tail
         ),
     ]
+    # The evidence a question about the past needs: recall's room, and how
+    # much of the frozen part gives way to it for this request (`policies.evidence`).
+    question = read_question("\n".join(t.text for t in inp.tail if t.role == "user"))
+    query = term_set("\n".join(t.text for t in inp.tail if t.role == "user"))
+    by_ordinal = {t.ordinal: t for t in inp.history}
+    recall_cap = evidence_room(question, hist_room, p.recall_share, p.evidence_share)
+
+    def recall_within(hits: Sequence[RecallHit], cap: int, shown: Collection[int]) -> Generated:
+        return plan_recall(
+            order_hits(dated_hits(hits, question), question, query),
+            query,
+            cap,
+            p.recall.snippet_chars,
+            inp.count,
+            stale,
+            lambda o: by_ordinal.get(o) if o in shown else None,
+        )
+
+    frozen_ordinals = {t.ordinal for u in all_units[:frozen_n] for t in u.turns()}
+    free = room_needed(
+        question,
+        recall_cap,
+        hist_room - frozen_tokens(frozen_n) - live_tokens,
+        lambda cap: (
+            recall_within(
+                [h for h in inp.recalled if h.ordinal in frozen_ordinals], cap, frozen_ordinals
+            ).tokens
+        ),
+    )
+    rules = standing_ordinals(inp.items)
+    cut = frozen_cut(
+        [r.render(i).tokens if free else 0 for i in range(frozen_n)],
+        free,
+        {i for i in range(frozen_n) if any(t.ordinal in rules for t in all_units[i].turns())},
+    )
     gone: set[int] = set()
     for i in range(frozen_n):
         u = all_units[i]
+        if i in cut:
+            gone.update(t.ordinal for t in u.turns())
+            candidates += [
+                Candidate(
+                    "turn", str(t.ordinal), t.tokens, 0.0, "dropped", EVIDENCE_CUT, "backbone"
+                )
+                for t in u.turns()
+            ]
+            continue
         rendered = r.render(i)
         frozen_msgs += rendered.messages
         candidates += _unit_candidates(u, rendered.tokens)
@@ -671,7 +733,7 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
                 candidates.append(
                     Candidate("item", item_id, 0, 0.0, "kept", f"annotation: {note}", "backbone")
                 )
-    frozen_t = frozen_tokens(frozen_n)
+    frozen_t = sum(r.render(i).tokens for i in range(frozen_n) if i not in cut)
     live_turns = [t for u in all_units[frozen_n:] for t in u.turns()]
     candidates += [
         Candidate("turn", str(t.ordinal), t.tokens, 0.0, "kept", "recent: whole", "recent")
@@ -679,19 +741,19 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
     ]
     left = hist_room - frozen_t - live_tokens
     recalled = nothing("recalled")
-    hits = [h for h in inp.recalled if h.ordinal in gone]
+    # A question about when (or about a change of mind) wants the turn's date:
+    # a turn still shown without it is recalled too, dated.
+    dated = frozen_ordinals if question.kinds & {"temporal", "contradiction"} else set()
+    top = max((h.score for h in inp.recalled), default=1.0)
+    rivals = rival_hits(question, inp.items, inp.history, query, top)
+    found = {h.ordinal for h in rivals}
+    hits = [
+        h
+        for h in [*rivals, *(h for h in inp.recalled if h.ordinal not in found)]
+        if h.ordinal in gone or h.ordinal in dated
+    ]
     if hits and left > 0:
-        query = term_set("\n".join(t.text for t in inp.tail if t.role == "user"))
-        by_ordinal = {t.ordinal: t for t in inp.history}
-        recalled = plan_recall(
-            hits,
-            query,
-            min(left, int(hist_room * p.recall_share)),
-            p.recall.snippet_chars,
-            inp.count,
-            stale,
-            lambda o: by_ordinal.get(o) if o in gone else None,
-        )
+        recalled = recall_within(hits, min(left, recall_cap), gone)
         candidates += recalled.candidates
     candidates += notes.candidates
     candidates = _merge_runs(candidates)

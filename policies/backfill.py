@@ -8,7 +8,9 @@ mentions), at most `max_items` and none below `min_score`. With an embedding
 model, items whose vector is close to the input's join the candidates, and
 the rerank takes the stronger of the two signals plus a bonus when both agree
 (`_hybrid`). A rule on the same kind of choice as the input (a courier, a
-payment method: `policies.value_kinds`) is relevant though no word is shared. They are shown as
+payment method: `policies.value_kinds`) is relevant though no word is shared,
+and so is a standing rule for the kind of task the input asks for ("whenever
+you book a hotel…" / "find a hotel in…": `policies.task_scope`). They are shown as
 background with their origin and date ("long-term preference, from an
 earlier conversation on 2026-11-02"), never as current instructions.
 
@@ -56,6 +58,7 @@ from policies.matching import (
 from policies.recall import RecallIndex
 from policies.slots import value_change
 from policies.statements import read_statements
+from policies.task_scope import shared_task
 from policies.text import normalize, term_set
 from policies.types import (
     AssembledContext,
@@ -214,6 +217,9 @@ def _relevance(
         kinds = shared_kinds(row.value, q.text) if row.kind in _CHOOSING else []
         if kinds and score < p.min_score:
             score, why = p.min_score, f"a {kinds[0]} the input names"
+        task = shared_task(row.value, q.text) if row.type in RULE_TYPES else None
+        if task and score < p.min_score:
+            score, why = p.min_score, f"a standing rule for this kind of task ({task})"
         out.append((row, score, why))
     return out
 

@@ -3,13 +3,17 @@
 A turn's date is the session date a client wrote into the conversation when
 there is one (a transcript replayed later starts each session with a marker
 such as "[date: 1:56 pm on 8 May, 2023]"; every following turn belongs to
-that session), else the day the proxy stored the turn (`created_at`, UTC).
+that session), or a date the client put on the message itself (its `name`,
+or a `metadata` date: `stated_date`), else the day the proxy stored the
+turn (`created_at`, UTC).
 """
 
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Mapping
+from typing import Any
 
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -75,6 +79,25 @@ def last_marker_date(text: str) -> str | None:
     return found
 
 
+# Metadata keys a client may date a message with.
+_META_KEYS = ("date", "time", "timestamp", "created_at", "sent_at")
+
+
+def stated_date(raw: Mapping[str, Any]) -> str | None:
+    """A date the message carries besides its text: a `name` field that holds
+    one ("2024-03-05"), or a date under `metadata`; as written, or None."""
+    meta = raw.get("metadata")
+    values = [raw.get("name")]
+    if isinstance(meta, Mapping):
+        values += [meta.get(k) for k in _META_KEYS]
+    for value in values:
+        if isinstance(value, str):
+            found = _DATE_IN.search(value)
+            if found is not None:
+                return " ".join(found.group(0).split())
+    return None
+
+
 def day_label(created_at: float | None) -> str:
     """`created_at` (epoch seconds) as an ISO day in UTC; "" if unknown."""
     if not created_at or created_at <= 0:
@@ -99,8 +122,10 @@ class DateLabels:
     def __len__(self) -> int:
         return len(self._labels)
 
-    def add(self, text: str, created_at: float | None) -> str:
-        marker = marker_date(text)
+    def add(self, text: str, created_at: float | None, stated: str | None = None) -> str:
+        """The label of the next turn. `stated`: a date the message carries
+        besides its text (`stated_date`), taken like a marker."""
+        marker = marker_date(text) or stated
         if marker is not None:
             label, marked = marker, True
         elif self._marked and self._marked[-1]:

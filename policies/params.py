@@ -32,7 +32,7 @@ class RecallParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_hits: int = Field(default=14, ge=0, le=20)
+    max_hits: int = Field(default=14, ge=0, le=64)
     # BM25 score a turn needs to be recalled: about one rare shared term.
     # (On LoCoMo at a 2,000-token budget, 2.0 instead of 4.0 lifted the share
     # of questions whose evidence reached the model from 0.40 to 0.44.)

@@ -11,7 +11,9 @@ a search touches only the postings of the query's terms (each capped to its
 most recent entries), so the work per request does not grow with the history.
 
 Recalled turns are shown as dated snippets: the sentences of the turn that
-share the most terms with the input, so one long turn cannot eat the section.
+share the most terms with the input, so one long turn cannot eat the section;
+a sentence too long alone gives way clause by clause, never its numbers,
+dates or negations (`policies.clip`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from policies.clip import clip_sentence
 from policies.cues import addressed_names, is_question, strip_vocatives
 from policies.dates import strip_marker
 from policies.matching import stem
@@ -266,7 +269,7 @@ def snippet(text: str, query: Collection[str], max_chars: int) -> list[str]:
         chosen.append(i)
         used += size
     if not chosen and sentences:
-        return [sentences[ranked[0]][: max_chars - 1] + "…"]
+        return [clip_sentence(sentences[ranked[0]], max_chars, wanted)]
     return [sentences[i] for i in sorted(chosen)]
 
 
@@ -293,7 +296,7 @@ def _leading(sentences: list[str], max_chars: int) -> list[str]:
             break
         out.append(s)
         used += len(s) + 1
-    return out or ([sentences[0][: max_chars - 1] + "…"] if sentences else [])
+    return out or ([clip_sentence(sentences[0], max_chars)] if sentences else [])
 
 
 def companion(
@@ -324,7 +327,7 @@ def companion(
             for s in reversed(asked):
                 if tail and (used + len(s) + 1 > max_chars or not is_question(s)):
                     break
-                tail.insert(0, s if len(s) < max_chars else s[: max_chars - 1] + "…")
+                tail.insert(0, clip_sentence(s, max_chars - 1))
                 used += len(s) + 1
             return Companion(before[0], before[1], tail, "the question a recalled turn answers")
     return None

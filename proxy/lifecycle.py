@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from policies.base import SummarizationPolicy
-from policies.dates import DateLabels
+from policies.dates import DateLabels, stated_date
 from policies.recall import RecallIndex
 from policies.summary import DatedTurn, render_chunks, summary_tokens, trim_chunks
 from policies.types import MemoryLayout, PlacedNote, RecallHit, SummaryChunk, TokenCounter, Turn
@@ -125,7 +125,7 @@ class Lifecycle:
         now = time.time()
         for turn in turns[state.index.next_ordinal :]:
             stamp = created[turn.ordinal] if turn.ordinal < len(created) else now
-            date = state.labels.add(turn.text, stamp)
+            date = state.labels.add(turn.text, stamp, stated_date(turn.raw))
             state.index.add(turn.ordinal, turn.text, turn.role, date)
 
     @staticmethod

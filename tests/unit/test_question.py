@@ -1,0 +1,61 @@
+"""What the current input asks of the past (`policies.question`), zh + en."""
+
+from __future__ import annotations
+
+import pytest
+
+from policies.question import read_question
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        # a plain question about something said earlier
+        ("What colour did we pick for the hallway?", {"lookup"}),
+        ("Where did Priya say the spare key is", {"lookup"}),
+        ("我们之前订的是哪家餐厅？", {"lookup"}),
+        # temporal: the dates of the events
+        ("When did Tomas start the night shifts?", {"lookup", "temporal"}),
+        ("How long after the move did the boiler break?", {"lookup", "temporal"}),
+        ("狗是什么时候做的绝育？", {"lookup", "temporal"}),
+        ("先去的杭州还是先去的苏州？", {"lookup", "temporal"}),
+        # the user's own words
+        ("What did I say about the neighbour's fence?", {"lookup", "own_words"}),
+        ("我之前说过阳台想种什么来着？", {"lookup", "own_words"}),
+        # both statements of a contradiction
+        ("Did I change my mind about the rental car?", {"lookup", "contradiction"}),
+        ("装修预算一开始是怎么说的？", {"lookup", "contradiction"}),
+        # several things tied together
+        ("Which hobbies do Ana and her brother both have?", {"lookup", "bridging"}),
+        ("我和老周都喜欢哪些电影？", {"lookup", "bridging"}),
+    ],
+)
+def test_questions_about_the_past(text: str, kinds: set[str]) -> None:
+    q = read_question(text)
+    assert q.seeks_past
+    assert set(q.kinds) == kinds
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # work on the task, even when phrased as a question
+        "Can you make the second paragraph shorter?",
+        "Could you write the invitation in a friendlier tone?",
+        "Give me the full current list of everything we settled for the trip.",
+        "你帮我把现在定下来的所有安排完整列一遍，以最新的为准。",
+        "能不能帮我把这段改得正式一点？",
+        # statements, even with a time word
+        "Let me know when the draft is ready.",
+        "The plumber comes tomorrow at nine.",
+        "我下周三去面试。",
+        "",
+    ],
+)
+def test_requests_and_statements_are_not_lookups(text: str) -> None:
+    assert not read_question(text).seeks_past
+
+
+def test_the_rules_that_fired_are_named() -> None:
+    q = read_question("When did I tell you about the allergy?")
+    assert {"when", "said_by_me"} <= set(q.rules)
