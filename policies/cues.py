@@ -267,7 +267,7 @@ CONSTRAINT = _table(
         r"|understand|see|worry|get it|trust|believe|feel|have time|really|like))"
         r"|\bdo not\b|\bnot allowed\b|\bnot (?:even|ever)\b|\bno (?:more|later|earlier|fewer|less)"
         r" than\b"
-        # "She shouldn't drive the kids on the freeway": a rule on what someone may do;
+        # "He shouldn't lift anything heavy this month": a rule on what someone may do;
         # not a regret ("I shouldn't have…") nor a forecast ("it shouldn't take long").
         r"|(?<!\bit )(?<!\bthat )(?<!\bthis )(?<!\bthere )(?<!\bwhich )\bshould(?:n'?t| not)\b"
         r"(?! (?:have|'ve|be (?:a|an|any|too|that|so|very|long|hard|difficult|easy|bad)\b"
@@ -291,7 +291,7 @@ CONSTRAINT = _table(
     # The least the user will take: "floor price", "底价是295万".
     (3, r"\bfloor price\b|\bbottom line\b|\blowest (?:i|we)(?:'ll| will) (?:go|accept)\b"),
     (3, r"底价|最低价|最低(?:能)?接受|低于[^，。；]{0,6}不(?:卖|租|签|接|干)"),
-    # The floor put as the case it is met in: "出到两百九我就签，再低就算了", "if they
+    # The floor put as the case it is met in: "给到一百八我就租，再低就不谈了", "if they
     # offer 290 I'll sign, anything lower and I walk".
     (3, r"再低(?:的话|一点)?(?:就|我就)?(?:算了|不卖|不租|不签|免谈|不谈了?|拉倒)"),
     (
@@ -545,7 +545,7 @@ REPORTED = Lexicon(
     r" back|called|wrote|emailed|offer(?:s|ed)?|quoted|propos(?:es|ed)|suggest(?:s|ed)|told|asked"
     r"|counter(?:s|ed)?|mentioned|thinks|claims|responded)\b",
     r"^(?:他|她|他们|她们|对方|人家)(?:刚才|刚刚|又|也)?(?:说|回复|表示|提出|报价|反馈|觉得)"
-    # The subject carried over a comma ("他听得可认真了，说要去抓一只"): still their words.
+    # The subject carried over a comma ("她看完纪录片特别激动，说要去学潜水"): still their words.
     r"|^(?:他|她|他们|她们)[^，。；！？,]{1,10}[，,](?:又|还|就|也|直)?(?:说|嚷着|吵着)(?:要|想)"
     # The wish of someone named by role ("班主任王老师说想让…", "我妈觉得…"): theirs, not
     # the user's decision. What they require ("周老师说那章要多引…") binds the user's work.
@@ -561,8 +561,8 @@ STANDING = Lexicon(
     r"\bfrom (?:now|here) on\b|\bgoing forward\b|\bfor the rest of\b|\balways\b|\bevery time\b",
     r"以后|今后|往后|从现在|接下来都|每次|每(?:一)?(?:条|个|封|篇)(?:回复|回答|答复|回信|消息|邮件)",
 )
-# The user taking up what someone else asked for or offered: "…asked for $30 an
-# hour; she's worth it, so we'll do thirty", "we said yes", "fine by us", "就按她说的来",
+# The user taking up what someone else asked for or offered: "…wants $45 per
+# lesson; he's good, so we'll pay that", "we said yes", "fine by us", "就按她说的来",
 # "那就给他涨到五千吧". Not the user's own proposal ("we'll do the venue tour").
 ACCEPTING_EN = (
     r"(?:^|[,;]\s*|\bso\s+|\bthen\s+)(?:ok(?:ay)?,?\s+)?we(?:'ll| will) (?:just )?"
@@ -665,7 +665,7 @@ _RECAP_ALL_EN = re.compile(
 _RECAP_ZH = re.compile(
     r"(?:完整|全部|所有|最终|整体)[^。！？]{0,40}(?:列|整理|总结|汇总|梳理|清单)"
 )
-# Not "你给我的所有方案和清单都用表格": what you give me, a rule about every answer.
+# Not "你给我的所有报价和对比都用列表": what you give me, a rule about every answer.
 _RECAP_ASK_ZH = re.compile(r"帮我(?!的)|给我(?!的)|你把|麻烦你|请你|你(?:再)?(?:列|整理|总结)")
 
 
@@ -735,7 +735,7 @@ def _strength(table: Table, text: str) -> int:
 
 
 # A clause saying what the speaker fears might happen names a change nobody decides:
-# "不要勾服从调剂，怕调到护理", "book early in case they move it to Friday".
+# "别选靠过道的座位，怕半夜被吵醒", "book early in case they move it to Friday".
 _FEARED = re.compile(
     r"(?<![恐哪])(?:怕|担心|害怕|生怕|以免|免得|省得)[^，。；,;！？!?]*"
     r"|\b(?:in case|for fear|afraid|worried|lest)\b[^,.;!?]*"
@@ -769,7 +769,7 @@ def asked(text: str) -> bool:
     return bool(_ASKED.search(text))
 
 
-# "Why did you set P1? Priority is Mei's call": a challenge, not a question to
+# "Why did you mark it urgent? Urgency is Omar's call": a challenge, not a question to
 # answer; what follows it is the correction, not an elaboration of a question.
 CHALLENGE = Lexicon(
     r"^(?:(?:hold on|wait|hey|whoa|um+|hmm+|uh)[,!.]* )*(?:why (?:did|would|are|do|have) you"
@@ -822,8 +822,8 @@ _PREAMBLE = re.compile(r"^[^:：]{1,40}[:：]\s*")
 # user, reported; the user has not adopted it (an authority's ruling, "the
 # vet says no dairy", is not advice from a peer and stays a requirement).
 _PEER_ADVICE = Lexicon(
-    # A named person's opinion of what we should do ("Helen, our music director,
-    # thinks we should charge more"): their view until the user takes it up.
+    # A named person's opinion of what we should do ("Priya, our head baker,
+    # thinks we should open earlier"): their view until the user takes it up.
     r"^(?-i:[A-Z])[a-z]+(?:, (?:our|my|the|his|her|their) [^,]{1,40},)? (?:really |also )?"
     r"(?:thinks|reckons|feels) (?:that )?(?:i|we) (?:should|ought to)\b"
     r"|^(?:(?:my|our|a) (?:\w+ )?(?:co-?workers?|colleagues?|friends?|buddy|buddies|neighbou?rs?"

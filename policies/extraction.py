@@ -102,13 +102,13 @@ def _restated_values(
     no item of its own, and an item one reader took is no other reader's."""
     # "Add two more", "首播往后推一周": worked out on the quantity it changes.
     out = relative_changes(text, live, ordinal, ctx.new_id, ctx.items)
-    # "周四那场挪到周五吧": one day of a listed weekly schedule.
+    # "周二那节课换到周三": one day of a listed weekly schedule.
     out.absorb(weekday_moves(text, out.untouched(live), ordinal, ctx.new_id))
-    # "回程先定5月5日吧" … "5月6日回北京的票你帮我看看": the provisional value replaced.
+    # "开工先定3月2日" … "3月4日进场的材料你帮我列一下": the provisional value replaced.
     out.absorb(tentative_replacements(text, out.untouched(live), ordinal, ctx.new_id))
     # "估分620分左右" … "成绩出来了！628分": the estimate replaced by the outcome.
     out.absorb(estimate_replacements(text, out.untouched(live), ordinal, ctx.new_id))
-    # "到时候7个人的工资表你帮我排一下" after "现在一共6个人": the head count told again.
+    # "下个月9个人的排班表你帮我弄一下" after "现在一共8个人": the head count told again.
     said = [st.text for st in statements]
     out.absorb(recount_replacements(text, out.untouched(live), said, ordinal, ctx.new_id))
     return out

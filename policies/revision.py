@@ -93,11 +93,11 @@ from policies.values import (
 
 _RULE_TYPES: frozenset[str] = frozenset({"directive", "constraint", "preference"})
 # After a revocation cue is removed, these say the sentence still asks for
-# something ("不用每题都出了，每次最后统一出5道就行").
+# something ("不用每天都发了，周末统一发一次就行").
 _POSITIVE = re.compile(
     r"就行|就可以|就好|即可|直接|统一|改成|改为|换成|只要|也没关系|也行|\bfeel free\b"
     r"|\binstead\b|\bjust\b|\bonly\b|\brather\b"
-    # "stop doing tables, plain bullet lists are easier": the alternative is named
+    # "stop sending voice notes, a short text is easier": the alternative is named
     r"|\b(?:easier|better|simpler|clearer|nicer|prefer(?:red)?)\b|更(?:好|方便|清楚|简单|合适)",
     re.IGNORECASE,
 )
@@ -350,7 +350,7 @@ class Resolver:
         st.consumed = True
 
     def _withdrawal(self, st: Statement, revoked: MemoryItem) -> MemoryItem:
-        """ "You can stop including tax in the prices", "工时估算以后不用写了": the
+        """ "You can stop adding the weather to each reply", "工时估算以后不用写了": the
         instruction is gone, but the recent turns still show the habit it set, so the
         withdrawal itself is what holds now. Task state of this conversation: it
         retires the rule, it is no rule to carry into the next conversation."""
@@ -454,7 +454,7 @@ class Resolver:
             return
         m = SELF_FIX.search(st.text)
         rest = st.text if m is None else st.text[: m.start()] + " " + st.text[m.end() :]
-        # "$350 — no wait, $530, I misread my notes": the admission is about the value
+        # "$260 — no wait, $620, I read the receipt wrong": the admission is about the value
         # fixed here, it revises nothing said before.
         own = read_cues(SELF_CORRECTION.sub(" ", rest)).change
         plain = dataclasses.replace(
@@ -730,8 +730,8 @@ class Resolver:
         if self._duplicate(st, target):
             return True
         if self._holds_no_such_value(st, target) and self._try_value_only(st):
-            # "Schedule change: move it to March 1–2 instead" shares a word with "help me
-            # get the schedule nailed down", but revises the dates said before.
+            # "Change of plan: make it June 8–9 instead" shares a word with "help me
+            # firm up the plan", but revises the dates said before.
             return True
         self._supersede(target, st, st.text, st.type)
         return True
@@ -763,7 +763,7 @@ class Resolver:
                 or it.type not in _RULE_TYPES
                 or _same_threshold_rule(st, it)  # "we can go to $14,500 max" is a cap too
                 or _same_rate(st, it)  # "get a gig symmetrical" revises "we need 500 Mbps"
-                or _same_floor(st, it)  # "出到两百九我就签，再低就算了" after "底价295万"
+                or _same_floor(st, it)  # "给到一百八我就租，再低不谈" after "底价185"
                 or _estimate_settled(st, it)  # "最后确认14个队" after "大概16支队"
                 # A plan stated as a wish ("opening night Friday March 13") is re-set by a
                 # plain new value next to the same words ("with March 20 as opening night").
@@ -838,8 +838,8 @@ class Resolver:
         return True
 
     def _try_weekday(self, st: Statement) -> bool:
-        """ "Put the sessions on Tuesday evenings then" after "…, with sessions on
-        Saturday mornings": a recurring day moved. A bare weekday is too vague to
+        """ "Hold the rehearsals on Wednesday nights then" after "…, with rehearsals on
+        Sunday afternoons": a recurring day moved. A bare weekday is too vague to
         revise by its value alone ("piano on Tuesdays" beside "swimming on Thursdays"
         are two things), so it takes both a sentence that says it adjusts the plan
         and the same word right beside the old day, in exactly one item."""
@@ -1039,10 +1039,10 @@ class Resolver:
 
     def _keep_siblings(self, old: MemoryItem, st: Statement, new_rule: str = "") -> None:
         """A revocation withdraws the clause it names, not the rules stated beside it:
-        "stop opening every macro with the apology" leaves "signs off as 'The Fernly
-        Care Team'" in force. A clause about what the new rule settles is no sibling:
-        "always use bullet points, people here don't read paragraphs" replaced by
-        "just write short paragraphs" leaves no rule about paragraphs behind."""
+        "stop starting every invoice email with a greeting" leaves "signs it as 'Accounts
+        at Brightside'" in force. A clause about what the new rule settles is no sibling:
+        "always send the notes as slides, nobody here reads long documents" replaced by
+        "just send a short document" leaves no rule about documents behind."""
         near = {t: w for t, w in _near_cue(st).items() if w >= 1}  # words, not characters
         near.update({t: w for t, w in weighted_terms(new_rule).items() if w >= 1})
         rest = unrelated_clauses(old.value, near, contiguous=False)
@@ -1091,8 +1091,8 @@ class Resolver:
     def _keep_rest(self, old: MemoryItem, changed: Value, st: Statement) -> None:
         """Keep the other facts of a multi-fact sentence whose one value changed.
 
-        "一共18桌，每桌10个人，主桌在舞台正前方" revised to 20 tables still
-        holds where the main table is: its other clauses stay, verbatim, as
+        "一共12个展位，每个展位3米宽，入口在东门" revised to 14 stalls still
+        holds where the entrance is: its other clauses stay, verbatim, as
         an item of their own; only the clause with the old value goes.
         """
         rest = without_clause(old.value, changed)
@@ -1170,7 +1170,7 @@ class Resolver:
         )
 
 
-# "Put the sessions on Tuesday evenings then, 6 to 8:30": "then" closing the clause that
+# "Hold the rehearsals on Wednesday nights then, 7 to 9": "then" closing the clause that
 # decides, as a consequence of news just told (not "back then", "until then").
 _CLAUSE_THEN = re.compile(
     r"(?<!\bback )(?<!\buntil )(?<!\bby )(?<!\bsince )(?<!\btill )(?<!\beven )(?<!\bjust )"
@@ -1291,8 +1291,8 @@ def _same_threshold_rule(st: Statement, item: MemoryItem) -> bool:
     )
 
 
-# The least the user will take, however put: "底价295万", "低于这个不卖", "出到两百九我就签，
-# 再低就算了", "my floor is $295k", "if they offer 290 I'll sign, anything lower and I walk".
+# The least the user will take, however put: "底价185", "低于这个不租", "给到一百八我就租，
+# 再低不谈", "my floor is $185k", "if they offer 180 I'll sign, anything lower and I walk".
 _FLOOR = re.compile(
     r"底价|最低价|最低(?:能)?接受|低于[^，。；]{0,6}不(?:卖|租|签|接|谈)"
     r"|再低(?:的话|一点)?(?:就|我就)?(?:算了|不卖|不租|不签|免谈|不谈了?|拉倒|不行)"
@@ -1571,7 +1571,7 @@ _FRAME = re.compile(
 # Why the withdrawn rule was set ("因为我要转给供应商", "because my printer is old"):
 # no rule of its own once the rule is gone.
 _REASON = re.compile(r"^(?:因为|由于|毕竟)|^(?:because|since|as)\b", re.IGNORECASE)
-# Three or more short items in a row: "with SKU, name, stock and last sale date".
+# Three or more short items in a row: "with title, author, shelf and due date".
 _ENUMERATION = re.compile(
     r"(?:[\w'-]+(?: [\w'-]+){0,2}, ){2,}(?:[\w'-]+(?: [\w'-]+){0,2},? )?(?:and|or) [\w'-]+"
     r"(?: [\w'-]+){0,3}"
@@ -1581,8 +1581,8 @@ _ENUMERATION = re.compile(
 def _standalone_clauses(old: str, rest: str) -> str | None:
     """The clauses left of a withdrawn rule that still stand on their own.
 
-    Not an item of a list the withdrawn clause began ("…as a table with SKU, name,
-    stock and last sale date"), not a step sequenced after it ("再说别的"), not the
+    Not an item of a list the withdrawn clause began ("…as a table with title, author,
+    shelf and due date"), not a step sequenced after it ("再说别的"), not the
     bare frame of the rule ("你以后回复我"), not its reason ("因为我要转给供应商").
     """
     sep = "，" if re.search(r"[\u3400-\u9fff]", old) else ", "
@@ -1627,9 +1627,9 @@ _OWN_SUBJECT_TERMS = 4
 def _other_subject(text: str, token: str, item: str) -> bool:
     """Is `text`, which denies `token`, about another subject than `item`, which holds
     it? It is when it has words of its own and shares none with the item but the token:
-    "my work laptop should stay on ethernet, not wifi, for the VPN" is not about "I want
-    to sort out the wifi in the house"; "soapstone it is, no more quartz" has no other
-    words, so the item holding "quartz" is what it revises."""
+    "the studio printer should stay on a cable, not bluetooth, for the print queue" is
+    not about "I want to fix the bluetooth in the car"; "soapstone it is, no more
+    quartz" has no other words, so the item holding "quartz" is what it revises."""
     denied = key_terms(token)
     own = key_terms(text) - denied
     if len(own) < _OWN_SUBJECT_TERMS:
