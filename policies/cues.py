@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from policies import rulebook
 from policies.idioms import mask_idioms
 
 _I = re.IGNORECASE
@@ -77,27 +78,58 @@ class Lexicon:
     """A cue pattern in two scripts; each half only runs on text of its script.
 
     Most sentences are in one language, so this halves the regex work; the
-    English half is case-insensitive unless told otherwise.
+    English half is case-insensitive unless told otherwise. A named lexicon
+    (`Lexicon.named`) is a rule kept as data in `policies/rules/<lang>/<module>.yaml`,
+    read and compiled on first use.
     """
 
-    __slots__ = ("en", "zh")
+    __slots__ = ("_en", "_rule", "_zh")
 
     def __init__(self, en: str = "", zh: str = "", flags: int = re.IGNORECASE) -> None:
-        self.en = re.compile(en, flags) if en else None
-        self.zh = re.compile(zh) if zh else None
+        self._rule: tuple[str, str] | None = None
+        self._en = re.compile(en, flags) if en else None
+        self._zh = re.compile(zh) if zh else None
+
+    @classmethod
+    def named(cls, module: str, name: str) -> Lexicon:
+        """The rule `name` of `module`'s data files, loaded when first used."""
+        lexicon = cls()
+        lexicon._rule = (module, name)
+        return lexicon
+
+    def _load(self) -> None:
+        if self._rule is not None:
+            module, name = self._rule
+            self._en = rulebook.compiled(module, "en", name)
+            self._zh = rulebook.compiled(module, "zh", name)
+            self._rule = None
+
+    @property
+    def en(self) -> re.Pattern[str] | None:
+        self._load()
+        return self._en
+
+    @property
+    def zh(self) -> re.Pattern[str] | None:
+        self._load()
+        return self._zh
 
     def search(self, text: str) -> re.Match[str] | None:
+        if self._rule is not None:
+            self._load()
         latin, cjk = scripts(text)
-        found = self.en.search(text) if latin and self.en is not None else None
-        if found is None and cjk and self.zh is not None:
-            found = self.zh.search(text)
+        found = self._en.search(text) if latin and self._en is not None else None
+        if found is None and cjk and self._zh is not None:
+            found = self._zh.search(text)
         return found
 
     def match(self, text: str) -> re.Match[str] | None:
+        if self._rule is not None:
+            self._load()
         latin, cjk = scripts(text)
-        found = self.en.match(text) if latin and self.en is not None else None
-        if found is None and cjk and self.zh is not None:
-            found = self.zh.match(text)
+        found = self._en.match(text) if latin and self._en is not None else None
+        if found is None and cjk and self._zh is not None:
+            found = self._zh.match(text)
         return found
 
 
@@ -430,42 +462,7 @@ PREFERENCE = _table(
     (2, DECISION_ZH),
 )
 
-REVOKE = Lexicon(
-    r"\bno longer\b|\b(?:you can |please |just )?stop \w+ing\b|\bno need to\b|\bno more\b"
-    r"|\bdon'?t (?:need|have) to\b[^.;]*\b(?:anymore|any more)\b|\bdrop (?:the|that|this) "
-    r"(?:\w+ )?(?:rule|requirement|format|instruction|thing)\b|\bforget (?:about )?(?:the|that|it"
-    r"|my|what)\b|\bscratch (?:that|it|the)\b|\bnever ?mind\b|\bcancel (?:that|the|it)\b"
-    r"|\b(?:remove|lift|drop) (?:that|the) (?:\w+ )?(?:rule|restriction|constraint|limit)\b"
-    r"|\banymore\b|\bany more\b|\bignore (?:what i said|that rule|my earlier|the earlier|the "
-    r"previous)\b|\bnot needed\b|\bdisregard\b"
-    r"|\b(?:quit|cease) \w+ing\b|\bno need for\b|\bdon'?t bother\b"
-    r"|\benough (?:with|of) (?:the|that)\b"
-    # A rule dropped by saying it does not help: "the checklists aren't helping".
-    r"|\b(?:is|are)(?:n'?t| not) (?:really |actually )?(?:helping|useful|needed|necessary)\b"
-    # "The 200-word limit is off", "that cap is lifted": a rule switched off by its name.
-    r"|\b(?:limit|cap|ceiling|rule|restriction|ban|requirement|max(?:imum)?)s? (?:is|are)"
-    r" (?:now )?(?:off|lifted|gone|history)\b"
-    # "You can stop with the emojis", "quit it with the disclaimers", "lay off the jargon".
-    r"|\b(?:stop|quit|cut it out|quit it) (?:it )?with (?:the|those|these|that|this|your|all)\b"
-    r"|\blay off (?:the|those|these|that|your)\b"
-    r"|\b(?:drop|ditch|lose|scrap|kill|cut|skip) (?:the|those|these|that|your|all (?:the|those))"
-    r" (?:[\w-]+ ){0,3}?[\w-]+(?= *(?:[,.;!—–]|$| thing| part| bit| stuff| rule| and\b| too\b"
-    r"| now\b| entirely\b| altogether\b| completely\b| for now\b| from now\b))"
-    # "Scrap the formal tone for supplier emails.": the rule named with its scope.
-    r"|\b(?:drop|ditch|scrap) (?:the|that|your) (?:(?!(?:at|to|in|on|off|with|from|by)\b)[\w-]+ )"
-    r"{0,2}?[\w-]+ for (?:the |any |all |our |my )?(?:(?!(?:at|to|in|on|off|with|from|by)\b)"
-    r"[\w-]+ ){0,2}[\w-]+(?= *(?:[,.;!—–]|$))"
-    r"|\bforget (?:about )?(?:the |those |these |all )?[\w-]+(?: [\w-]+)?"
-    r"(?= *(?:[,.;!]|$| entirely| altogether| completely| for now))",
-    r"不用再|不要再|别再|不再|不必再|无需再|取消|作废|算了(?!一?下|算|一遍)|撤销|撤回|就别[^，。；,;]{0,10}了"
-    # A Latin word counts as one character here: "不用每次都列checklist了".
-    r"|不用(?:[A-Za-z]+|[^，。；,;A-Za-z]){0,12}了|不需要(?:[A-Za-z]+|[^，。；,;A-Za-z]){0,10}了"
-    r"|不必(?:[A-Za-z]+|[^，。；,;A-Za-z]){0,10}了|别[^，。；,;]{0,8}了"
-    r"|去掉(?:这条|那条|这个要求)|忽略(?:之前|刚才|前面)|(?:就|可以|也)免了|去掉吧|省掉|不要了"
-    # A ban lifted outright: "感叹号随便用吧", "emoji随便加".
-    r"|随便(?:用|加|写|放|带)(?![^，。；]{0,3}[吗么？?])"
-    r"|(?:没(?:什么|啥)用|用不上)(?![^，。；]{0,3}[吗么？?])",
-)
+REVOKE = Lexicon.named("cues", "revoke")
 
 CHANGE = _table(
     (
@@ -520,71 +517,20 @@ CHANGE = _table(
     (1, r"控制在|现在|目前是|最新|已经不|不再|决定|定了|还是|提前了|推迟了|延后了|改期了|延期了"),
 )
 
-ASIDE = Lexicon(
-    r"\b(?:totally |completely |slightly )?unrelated\b|\bside (?:question|note|thing)\b"
-    r"|\brandom (?:question|thought|one|thing|aside)\b|\b(?:totally|completely|quick|slightly)"
-    r" random\b|^random\b|\bquick (?:trivia|tangent|one|rant|aside)\b|\btangent\b|\btrivia\b"
-    r"|\boff[- ]topic\b|\b(?:totally |completely )?different (?:topic|thing|question)\b"
-    r"|\bchanging the subject\b|\bswitching (?:topics|gears|subjects)\b"
-    r"|\bon (?:a|an) (?:(?:completely|totally"
-    r"|slightly|entirely) )?(?:unrelated|different|other|side|lighter) note\b|\bwhile i have you\b"
-    r"|\btell (?:me|us) a joke\b"
-    r"|\bany (?:good )?jokes\b|^fun fact\b|\bfun fact:|\bnothing to do with\b|\bquick rant\b"
-    r"|\bfunny (?:thing|story)\b|\bfunnily enough\b|\bnon-[\w-]+ (?:thing|question|topic)\b",
-    r"顺便问|顺便说|题外话|跟[^，。]{0,8}无关|说个别的|换个话题|笑话|闲聊|扯远了|八卦|跑题|插一句|问个别的"
-    r"|^话说(?!回来)|随便问|扯个|说来好笑|说个好玩的|说点别的",
-)
+ASIDE = Lexicon.named("cues", "aside")
 
 # A sentence whose subject is the other party ("they offer…", "Marcus
 # replied…") reports a position, it does not state the user's requirement.
-REPORTED = Lexicon(
-    r"^(?i:they|their|theirs)\b|^(?i:here'?s|here is) what (?i:they|their|his|her)\b"
-    # A name may carry its role ("Helen, our music director, thinks…").
-    r"|^(?:(?i:he|she)|[A-Z][a-z]+(?: [A-Z][a-z]+)?(?:, (?:our|my|the|his|her|their) [^,]{1,40},)?)"
-    r" (?:just |now |also )?(?:replied|said|says|came"
-    r" back|called|wrote|emailed|offer(?:s|ed)?|quoted|propos(?:es|ed)|suggest(?:s|ed)|told|asked"
-    r"|counter(?:s|ed)?|mentioned|thinks|claims|responded)\b",
-    r"^(?:他|她|他们|她们|对方|人家)(?:刚才|刚刚|又|也)?(?:说|回复|表示|提出|报价|反馈|觉得)"
-    # The subject carried over a comma ("她看完纪录片特别激动，说要去学潜水"): still their words.
-    r"|^(?:他|她|他们|她们)[^，。；！？,]{1,10}[，,](?:又|还|就|也|直)?(?:说|嚷着|吵着)(?:要|想)"
-    # The wish of someone named by role ("班主任王老师说想让…", "我妈觉得…"): theirs, not
-    # the user's decision. What they require ("周老师说那章要多引…") binds the user's work.
-    r"|^(?:[\u4e00-\u9fff]{0,5}(?:老师|主任|校长|经理|老板|领导|总监|客户|同事|师傅|姐|哥|阿姨|叔叔"
-    r"|妈妈|爸爸|婆婆|公公)|我(?:妈|爸|老公|老婆|婆婆|公公|领导|老板|同事|女儿|儿子))"
-    r"(?:刚才|刚刚|又|也|一直)?(?:说)?(?:觉得|希望|想让|想要|想)",
-    flags=0,
-)
-FIRST_PERSON = Lexicon(r"\b(?:we|we're|we'd|we'll|we've|i|i'm|i'd|i'll|i've|our|us)\b", r"我")
+REPORTED = Lexicon.named("cues", "reported")
+FIRST_PERSON = Lexicon.named("cues", "first_person")
 # Standing instructions survive even when phrased as a question ("Can you
 # always give prices in yen from now on?").
-STANDING = Lexicon(
-    r"\bfrom (?:now|here) on\b|\bgoing forward\b|\bfor the rest of\b|\balways\b|\bevery time\b",
-    r"以后|今后|往后|从现在|接下来都|每次|每(?:一)?(?:条|个|封|篇)(?:回复|回答|答复|回信|消息|邮件)",
-)
+STANDING = Lexicon.named("cues", "standing")
 # The user taking up what someone else asked for or offered: "…wants $45 per
 # lesson; he's good, so we'll pay that", "we said yes", "fine by us", "就按她说的来",
 # "那就给他涨到五千吧". Not the user's own proposal ("we'll do the venue tour").
-ACCEPTING_EN = (
-    r"(?:^|[,;]\s*|\bso\s+|\bthen\s+)(?:ok(?:ay)?,?\s+)?we(?:'ll| will) (?:just )?"
-    r"(?:do|pay|match|meet|give (?:her|him|them))"
-    r" (?:it|that|this|(?:her|his|their) (?:number|price|rate|ask)"
-    r"|what (?:she|he|they) (?:asked|wants?|said)|[$€£]?\d[\d,.]*k?"
-    r"|(?:[a-z]+(?:teen|ty)(?:-[a-z]+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven"
-    r"|twelve))(?= *(?:[,.;!]|$))"
-    r"|\bwe said yes\b|\bfine by (?:us|me)\b|\b(?:we(?:'re| are)|i'?m) (?:fine|ok(?:ay)?) with"
-    r" (?:it|that)\b"
-)
-ACCEPTING_ZH = (
-    r"(?:就|那就)(?:按|照)(?:她|他|他们|她们|对方)(?:说的|的意思|的要求)"
-    r"|(?:就|那就)(?:给|依)(?:她|他|他们|她们)(?:吧|了)"
-)
-ACCEPTED = Lexicon(ACCEPTING_EN, ACCEPTING_ZH)
-AGREEMENT = Lexicon(
-    r"\baccept(?:s|ed)?\b|\bagree(?:s|d)?\b|\bapprov\w+|\bconfirm(?:s|ed)\b|\bsigned\b"
-    r"|\bit is[.!]?$|\bit'?s a deal\b|\bwe'?ll (?:take|go with)\b|\bbooked\b|\bsettled\b"
-    r"|\bdecided\b|" + ACCEPTING_EN,
-    r"同意|接受|批准|答应|定了|订好了|已预订|已确认|" + ACCEPTING_ZH,
-)
+ACCEPTED = Lexicon.named("cues", "accepted")
+AGREEMENT = Lexicon.named("cues", "agreement")
 
 CONFIRM = re.compile(
     r"^(?:yes|yep|yeah|yup|sure|ok(?:ay)?|correct|right|exactly|perfect|great|good|sounds good"
@@ -615,38 +561,15 @@ QUESTION_ZH = re.compile(
 
 # Going back to what was there before a change ("actually, back to the
 # original plan", "算了，还是按原来的来吧").
-RESTORE = Lexicon(
-    r"\b(?:go|going|switch|revert|change|move)(?:ing|ed)? back to (?:the )?(?:original|old|previous"
-    r"|earlier|first|initial|what (?:we|i) had)\b|\bback to (?:the )?(?:original|old|previous) "
-    r"(?:plan|one|version|value|setting)\b|\bundo (?:that|the last) change\b",
-    r"还是按原来的|还是用原来的|还是按之前的|还是用之前的|恢复原来的|改回原来的|改回去|按原计划|还是原来那个",
-)
+RESTORE = Lexicon.named("cues", "restore")
 # "Keep in mind…", "记一下：…": the user asks for this to be remembered.
-MEMO = Lexicon(
-    r"\bkeep in mind\b|\bremember that\b|\bnote that\b|\bfor the record\b|\bfyi\b"
-    r"|\bjust so you know\b|\bfor reference\b",
-    r"记一下|记住|记好|备注一下|你记着|别忘了|提醒一下|提醒你|注意一下",
-)
+MEMO = Lexicon.named("cues", "memo")
 # "You can use requests now", "公司名称可以出现了": a rule relaxed.
-PERMISSION = Lexicon(
-    r"\byou can (?:now )?(?:use|include|mention|add|go|book|skip|ignore)\b|\bfeel free to\b"
-    r"|\b(?:it'?s|that'?s|is|are) (?:fine|ok|okay|allowed) (?:to|now|again)\b|\bgo ahead and\b"
-    r"|\b(?:is|are) fine now\b|\bno problem (?:to|with)\b",
-    r"可以(?:用|出现|写|提|放|加|带|去)[^，。；]{0,6}了|也可以了|没关系了|随便(?:用|加|写|放|带)"
-    r"|允许[^，。；]{0,6}了",
-)
+PERMISSION = Lexicon.named("cues", "permission")
 # "My name is Tom", "我叫小林": who the user is.
-IDENTITY = Lexicon(
-    r"\bmy name is\b|\bi'?m called\b|\bi(?:'m| am) based in\b|\bi live in\b|\bi work (?:at|for"
-    r"|as)\b|\bcall me\b|\bmy (?:pronouns|time ?zone) (?:are|is)\b",
-    r"我叫|我的名字是|我姓|我住在|我在[^，。]{1,8}(?:工作|上班|上学|读书)|叫我",
-)
+IDENTITY = Lexicon.named("cues", "identity")
 # "Requirements:", "要求如下：" introduce a list whose lines are all rules.
-LIST_HEADER = Lexicon(
-    r"\b(?:requirements?|constraints?|rules?|conventions?|must-haves?|guidelines?|criteria|specs?)"
-    r"\b[^:]{0,20}:$",
-    r"(?:要求|规则|限制|注意事项|约定|需求|条件|规矩)[^：:]{0,6}[：:]$",
-)
+LIST_HEADER = Lexicon.named("cues", "list_header")
 
 # "Give me the complete list of everything we settled", "把所有要求完整列一遍": a
 # request to recap memory. It and its qualifiers ("only what's current", "以最新
@@ -677,13 +600,7 @@ def recap_request(text: str) -> bool:
     return cjk and bool(_RECAP_ZH.search(text)) and bool(_RECAP_ASK_ZH.search(text))
 
 
-CONTINUATION = Lexicon(
-    r"^(?:instead|just|only|rather|then|otherwise|but)\b",
-    # Not "先说个规矩：…", "先跟你说好": that opens a new point, it continues nothing.
-    # Nor "再提醒一下…", "再强调一下…": a reminder of an earlier point, not this one's next step.
-    r"^(?:先(?!说|问|讲|聊|提|跟你|和你|给你|交代)|再(?!提醒|强调|重申|说一[下遍句]|确认一下)"
-    r"|然后|而是|直接|改成|只要|否则)",
-)
+CONTINUATION = Lexicon.named("cues", "continuation")
 
 FILLER = re.compile(
     r"^(?:(?:oh|and|also|so|btw|by the way|anyway|plus|ok(?:ay)?|alright|well|yes|yeah|yep|right"
@@ -756,12 +673,7 @@ _TOPIC_NOW = re.compile(
 
 
 # "My friend asked if…", "小杨问我能不能…": a question, only reported.
-_ASKED = Lexicon(
-    r"\b(?:asked|asks|asking|wondering|wonders|wants to know|wanted to know)(?: me| us| you)?"
-    r" (?:if|whether|what|how|why|when|where|who|which)\b",
-    r"问(?:我|我们|你)?[，,：:]?(?:能不能|可不可以|要不要|会不会|是不是|有没有|行不行|可以不"
-    r"|[^，。；]{0,10}[吗么]|[^，。；]{0,8}([\u4e00-\u9fff])不\1)",
-)
+_ASKED = Lexicon.named("cues", "asked")
 
 
 def asked(text: str) -> bool:
@@ -771,23 +683,12 @@ def asked(text: str) -> bool:
 
 # "Why did you mark it urgent? Urgency is Omar's call": a challenge, not a question to
 # answer; what follows it is the correction, not an elaboration of a question.
-CHALLENGE = Lexicon(
-    r"^(?:(?:hold on|wait|hey|whoa|um+|hmm+|uh)[,!.]* )*(?:why (?:did|would|are|do|have) you"
-    r"|who (?:told|asked) you|since when|what are you doing|where did you get)\b",
-    r"(?:你怎么|你为什么|为什么你|谁让你|谁叫你|干嘛要|你咋)",
-)
+CHALLENGE = Lexicon.named("cues", "challenge")
 
 
 # "Annual billing gets 2 months free, right?", "定金就收三成，没问题吧？": a statement
 # put up for a nod. What comes before the tag is the user's proposal, not a question.
-_CHECK_TAG = Lexicon(
-    r"[,;—–-]\s*(?:(?:that'?s |is that |sounds? |that )?(?:right|correct|fair|ok(?:ay)?|good|fine)"
-    r"|yeah|yes|no|agreed|isn'?t (?:it|that)|aren'?t (?:they|we)|don'?t (?:they|we|you think)"
-    r"|doesn'?t (?:it|that)|won'?t (?:it|that)|makes sense|(?:that|it) works)\s*[?？]$",
-    # "…，应该没问题吧？" worries aloud about a fact: a real question.
-    r"[，,、]?\s*(?<!应该)(?<!应当)(?:没问题吧|对吧|是吧|行吧|可以吧|没错吧|没毛病吧|合理吧|不过分吧"
-    r"|对不对|行不行|可以不|好不好)\s*[？?]$",
-)
+_CHECK_TAG = Lexicon.named("cues", "check_tag")
 
 
 def check_question(text: str) -> bool:
@@ -821,33 +722,12 @@ _PREAMBLE = re.compile(r"^[^:：]{1,40}[:：]\s*")
 # "My coworker says I should never…", "朋友说我应该…": a peer's advice to the
 # user, reported; the user has not adopted it (an authority's ruling, "the
 # vet says no dairy", is not advice from a peer and stays a requirement).
-_PEER_ADVICE = Lexicon(
-    # A named person's opinion of what we should do ("Priya, our head baker,
-    # thinks we should open earlier"): their view until the user takes it up.
-    r"^(?-i:[A-Z])[a-z]+(?:, (?:our|my|the|his|her|their) [^,]{1,40},)? (?:really |also )?"
-    r"(?:thinks|reckons|feels) (?:that )?(?:i|we) (?:should|ought to)\b"
-    r"|^(?:(?:my|our|a) (?:\w+ )?(?:co-?workers?|colleagues?|friends?|buddy|buddies|neighbou?rs?"
-    r"|cousins?|uncles?|aunts?|brother-in-law|sister-in-law|in-laws?|roommates?|classmates?)"
-    r"|(?:some|a) (?:guy|people|someone|folks?)(?: at work| online| on reddit)?|everyone|people)"
-    r" (?:\w+ )?(?:says?|said|thinks?|thought|reckons?|swears?|told me|tells me|insists?"
-    r"|keeps? saying)"
-    r"(?: that)? (?:i|we|you) (?:should|shouldn'?t|need to|have to|must|ought to|never|always"
-    r"|can'?t|could)\b",
-    r"^(?:我)?(?:的)?(?:同事|朋友|邻居|同学|室友|亲戚|网友|网上|有人|别人|大家)[^，。；我]{0,4}"
-    r"(?:说|觉得|建议|讲|劝)(?:我|我们)?(?:应该|最好|得|要|别|不要|不能|一定)",
-)
+_PEER_ADVICE = Lexicon.named("cues", "peer_advice")
 
 
 # "我同事去年把她的猫寄养了两周…", "A friend of mine once did a 10-day cruise…": what
 # happened to someone else, told as a story; its values are theirs, not the plan's.
-_ANECDOTE = Lexicon(
-    r"^(?:(?:my|our|a) (?:\w+ )?(?:co-?workers?|colleagues?|friends?|neighbou?rs?|cousins?"
-    r"|sisters?|brothers?|aunts?|uncles?|roommates?|classmates?)|a friend of (?:mine|ours))"
-    r"\b[^.;!?]{0,30}?\b(?:last (?:year|month|summer|winter|spring|autumn|fall|time)|once"
-    r"|\w+ years? ago|back in|used to)\b",
-    r"^(?:我)?(?:的)?(?:同事|朋友|邻居|同学|室友|亲戚|表姐|表哥|表妹|表弟|堂姐|堂哥|姐姐|哥哥|妹妹|弟弟)"
-    r"[^，。；我]{0,8}?(?:去年|前年|上次|以前|之前|上个月|那年|当年|有一次)",
-)
+_ANECDOTE = Lexicon.named("cues", "anecdote")
 
 
 def _reported(text: str) -> bool:
