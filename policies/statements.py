@@ -369,13 +369,7 @@ def _with_inline_headers(
 # "合同里要写进去的：…": a header naming what follows as content for the work. Every
 # sentence after it in the message is part of that content, however plainly said
 # ("His inhaler lives in the red pouch").
-_CONTENT_HEADER = Lexicon(
-    r"^[\w' -]{2,40}? (?:you|we) (?:need|have|should|must|want) to (?:put in|include|add|cover"
-    r"|mention|write (?:in|down)|know)(?: about)?[:]\s*$"
-    r"|^(?:things|stuff|points|details|notes) (?:to|for you to) (?:put in|include|add|cover|note)"
-    r"[^:]{0,20}[:]\s*$",
-    r"(?:要|需要|得|必须)(?:写进去|写上|加上|放进去|包括|注明|写清楚)的?[^：:]{0,6}[：:]\s*$",
-)
+_CONTENT_HEADER = Lexicon.named("statements", "content_header")
 
 
 def _content_headers(raw: list[str]) -> set[int]:
@@ -492,23 +486,9 @@ def _with_next(
 # The user setting someone else's wish aside right after reporting it: "That's her
 # idea; I'm not sold", "it's not her call", "we haven't agreed", "那是她的想法",
 # "这个她说了不算".
-_DISOWN = Lexicon(
-    r"\b(?:that'?s|it'?s|this is|that was) (?:just |only |entirely |all )?(?:her|his|their"
-    r"|[A-Z][a-z]+'s) (?:own )?(?:idea|wish|call|suggestion|opinion|preference|thing|plan|view)\b"
-    r"|\bnot (?:her|his|their|[A-Z][a-z]+'s) (?:call|decision)\b"
-    r"|\b(?:we|i) (?:haven'?t|have not|didn'?t|did not) (?:agreed|decided|signed off)\b"
-    r"|\bnot (?:been )?decided\b|\bi'?m not sold\b",
-    r"(?:那|这)(?:个)?(?:只|都)?是(?:她|他|他们|她们|人家|[\u4e00-\u9fff]{1,3})(?:自己)?的"
-    r"(?:想法|意思|主意|建议|心愿|愿望)|(?:她|他|他们|她们|人家)(?:说的|说了)?不算",
-)
+_DISOWN = Lexicon.named("statements", "disown")
 # Whose wish it is: someone named or by role, as the subject of wanting or saying.
-_THIRD_PARTY = Lexicon(
-    r"(?:\b(?:he|she|they)|\b[A-Z][a-z]+,?|\b(?:my|our|the) (?:[\w-]+ ){0,2}[\w-]+,?)"
-    r" (?:really |also |still |just )?(?:wants?|wanted|would like|wish(?:es|ed)?|is pushing for"
-    r"|insists?|suggest(?:s|ed)|propos(?:es|ed)|thinks?|says?|said)\b",
-    r"(?:妈|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷|老公|老婆|婆婆|公公|老板|领导|同事|客户|朋友|老师|经理"
-    r"|总监|他|她|他们|她们)(?:一直|又|也|还|总)?(?:说|想让|想要|希望|觉得|建议|要求)",
-)
+_THIRD_PARTY = Lexicon.named("statements", "third_party")
 
 
 def _without_disowned(out: list[Statement], sentences: Sequence[str]) -> list[Statement]:
@@ -1117,13 +1097,7 @@ def _classify_or_premise(
 # 的茶是手工炒的，当天包装，这点要不要写进详情页？", "Our honey is never heated, should
 # I mention that on stream?". The trait is theirs, whatever the answer: kept as said.
 _OWN_THING = re.compile(r"^(?:我们家|我家|咱家|咱们家|我们|咱们)的|^(?:our|my) ", re.IGNORECASE)
-_FEATURE_ASK = Lexicon(
-    r",?\s*(?:so )?(?:should|do|would|could|can) (?:we|i) (?:\w+ )?(?:mention|highlight|advertise"
-    r"|stress|feature|push|point out|bring up|play up|talk about) (?:that|this|it|them|those)\b"
-    r"[^.?!]*\?\s*$",
-    r"[，,]\s*(?:这个|这点|这一点|这些|这事)?(?:要不要|该不该|需不需要|值不值得|用不用|可不可以"
-    r"|能不能)[^，。？?]{0,12}(?:讲|说|提|写|强调|宣传|介绍|突出|标出|标上)[^，。？?]*[？?]\s*$",
-)
+_FEATURE_ASK = Lexicon.named("statements", "feature_ask")
 
 
 def _own_trait_to_feature(index: int, text: str, asked: str = "") -> Statement | None:
@@ -1153,16 +1127,7 @@ def _own_trait_to_feature(index: int, text: str, asked: str = "") -> Statement |
 # "像“退烧24小时才能来”这样的规定会不会太严？". What is proposed is the plan unless
 # the answer changes it. Not a question about doing something now ("is it okay to
 # eat sushi at 3am?"): the verb sets or arranges something.
-_PROPOSAL = Lexicon(
-    r"^(?:[\w' -]{1,30}:\s*)?(?:so,? |and |ok(?:ay)?,? )?(?:is it|would it be|will it be|is that)"
-    r" (?:ok(?:ay)?|fine|alright|all right|reasonable|too \w+) (?:to|if (?:we|i)) (?:just )?"
-    r"(?:make|set|have|schedule|move|put|start|end|hold|cap|limit|keep|push|close|open|run"
-    r"|fix|do)\b"
-    r"|^(?:[\w' -]{1,30}:\s*)?would (?:a|an|the) (?:[\w-]+ )?(?:rule|policy|limit|cap|deadline"
-    r"|cutoff|cut-off|schedule|plan|setup|budget|price|rate|time) (?:like|of|saying|that says)\b",
-    r"(?:定在|定成|设在|设成|改到|放在|安排在)[^，。？?]{1,20}[，,]?\s*(?:可以|行|合适|妥当?)(?:吗|不|么)"
-    r"|像[“\"「『][^”\"」』]{2,40}[”\"」』](?:这样|这种|那样)的(?:规定|规矩|要求|安排|时间|规则)",
-)
+_PROPOSAL = Lexicon.named("statements", "proposal")
 _QUOTED_RULE = re.compile(r"[“\"「『'][^”\"」』']{6,80}[”\"」』']")
 
 
