@@ -14,6 +14,7 @@ are there because they make a sentence binding in any setting.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -23,14 +24,6 @@ from policies.idioms import mask_idioms
 _I = re.IGNORECASE
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
 _WEEKDAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_OUTPUTS = (
-    r"(?:answers?|repl(?:y|ies)|responses?|messages?|recipes?|legs?|prices?|functions?|"
-    r"comments?|tests?|emails?|drafts?|counter-proposals?|proposals?|timestamps?|amounts?|"
-    r"numbers?|dates?|plans?|steps?|examples?|files?|charts?|tables?|summar(?:y|ies)|code|"
-    r"outputs?|suggestions?|options?|reports?|queries|query|commits?|classes|methods?|"
-    r"endpoints?|slides?|posts?|captions?|translations?|explanations?|problems?|exercises?|"
-    r"itinerar(?:y|ies)|meals?|menus?|lists?|quotes?|estimates?)"
-)
 
 # The speaker fixes something they said ("sorry, I meant…", "是我记错了"):
 # always worth keeping, and it replaces what it corrects.
@@ -133,10 +126,41 @@ class Lexicon:
         return found
 
 
-Table = tuple[tuple[int, Lexicon], ...]
+class Table:
+    """Cue rows by strength, strongest first: (weight, Lexicon) pairs.
+
+    A named table (`Table.named`) is built from the rows kept as data
+    (`policies/rules/<lang>/<module>.yaml`, rules with `table:` and `weight:`),
+    on first use.
+    """
+
+    __slots__ = ("_named", "_rows")
+
+    def __init__(self, rows: tuple[tuple[int, Lexicon], ...] = ()) -> None:
+        self._rows = rows
+        self._named: tuple[str, str] | None = None
+
+    @classmethod
+    def named(cls, module: str, name: str) -> Table:
+        table = cls()
+        table._named = (module, name)
+        return table
+
+    def _load(self) -> tuple[tuple[int, Lexicon], ...]:
+        if self._named is not None:
+            rows = rulebook.table_rows(*self._named)
+            self._rows = _joined((weight, source) for weight, _lang, source in rows)
+            self._named = None
+        return self._rows
+
+    def __iter__(self) -> Iterator[tuple[int, Lexicon]]:
+        return iter(self._load())
+
+    def __getitem__(self, index: int) -> tuple[int, Lexicon]:
+        return self._load()[index]
 
 
-def _table(*rows: tuple[int, str]) -> Table:
+def _joined(rows: Iterable[tuple[int, str]]) -> tuple[tuple[int, Lexicon], ...]:
     """Rows of one strength are joined into one alternation per script, strongest first."""
     by_weight: dict[int, tuple[list[str], list[str]]] = {}
     for weight, pattern in rows:
@@ -150,125 +174,11 @@ def _table(*rows: tuple[int, str]) -> Table:
     )
 
 
-# Verbs that open an instruction to the assistant ("use…", "put…", "keep…").
-_IMPERATIVE = (
-    r"(?:give|write|use|put|quote|flag|keep|add|include|mark|answer|reply|"
-    r"respond|format|list|show|draft|post|label|sort|round|convert|cite|call|refer|send|make"
-    r"|avoid|stick|mention|name|address|sign|spell|translate|explain|assume|treat|cap|limit"
-    # A pick said as an order: "go with the blue one", "set the survey up in X",
-    # "switch the form to X".
-    r"|go with|set (?:(?!up\b)[\w'-]+ ){0,3}up\b(?! (?:was|is|took|went|has|had)\b)"
-    r"|switch (?:(?!to\b)[\w'-]+ ){0,3}to)"
-)
-# What an instruction is scoped to, said first: "for the mock lesson", "on the invites".
-_SCOPE_EN = (
-    r"(?:for|on|in|with|as for) (?!(?:the |any )?(?:end|case|meantime|fact|general|short"
-    r"|that case|any case)\b)(?:the |our |my |each |every |this |that |any )?[^,.;:!?]{1,60}"
-)
-_TONES_ZH = (
-    r"口语化|接地气|生活化|正式|随意|随性|简短|简洁|精简|轻松|活泼|幽默|严肃|通俗|直白|亲切|热情"
-    r"|俏皮|温和|委婉|客气|朴实|书面"
-)
-_TONES_EN = (
-    r"casual|relaxed|formal|informal|friendly|playful|conversational|down[- ]to[- ]earth"
-    r"|folksy|chatty|laid[- ]back|upbeat|serious|polite|personal|plain-spoken|colloquial"
-)
+def _table(*rows: tuple[int, str]) -> Table:
+    return Table(_joined(rows))
 
-DIRECTIVE = _table(
-    (3, r"\bfrom (?:now|here|this point|today) on(?:wards?)?\b|\bgoing forward\b|\bfrom now\b"),
-    (3, r"\bfor the rest of (?:the|this|our) \w+|\bin future\b|\bin the future\b"),
-    (
-        3,
-        r"^(?:please )?always\b|\b(?:you|please) (?:(?:should|must|will|need to|have to|just|also"
-        r"|then) )?always\b|\balways (?:give|use|write"
-        r"|answer|reply|respond|include|add|put|quote|show|list|start|end|mention|keep|check|flag"
-        r"|mark|ask|cite|round|convert|format|draft|double-check)\b"
-        r"|\b(?:every|each) time (?:you|we)\b|\bwhenever (?:you|we|i)\b",
-    ),
-    (
-        3,
-        rf"\b(?:every|each|all|any|for all|in all|in any) (?:(?!and\b|or\b)[\w-]+ ){{0,2}}"
-        rf"{_OUTPUTS}\b(?! [a-z]+ing\b)",
-    ),
-    (
-        3,
-        # "for every ticket, paste…", "add a joke for each section", "anything you
-        # invent should…": a quantified object or a generic "whatever you do" clause.
-        r"\b(?:for|on|in|with|to|under|into|after|before|at the (?:top|end|bottom) of)"
-        r" (?:every|each|all|any) (?:single |new |other )?(?!case\b|way\b|rate\b|event\b"
-        r"|chance\b|of\b|the\b|those\b|these\b|my\b|our\b|your\b|that\b|this\b|day\b"
-        r"|night\b|along\b|over\b|around\b|at\b|in\b|sorts\b|kinds\b)[a-z][\w-]*"
-        r"|\b(?:any|every|each|all)(?:thing| ?one| [a-z][\w-]*) (?:that )?(?:you|we)(?:'ll| will)?"
-        r" (?:\w+ )?(?:write|give|suggest|create|file|draft|make|send|post|add|invent|stat|propose"
-        r"|recommend|generate|produce|put|list|include|quote|price|book|schedule|mention|use"
-        r"|open|close|touch|update)\b"
-        r"|\b(?:anything|everything|whatever|any [a-z]+|every [a-z]+|each [a-z]+|all [a-z]+)"
-        r" (?:that )?you (?:\w+ )?[a-z]+ (?:should|must|has to|have to|needs? to|ought to|is to)\b"
-        r"|\bany ?time (?:you|we|i|something|someone|anything)\b"
-        r"|\b(?:only |just )?(?:when|if|whenever|once) i (?:ask|say so|tell you|request)\b"
-        r"|\bunless i (?:ask|say|tell)\b|\bon request\b",
-    ),
-    (
-        3,
-        r"\b(?:team|working|house|standing|ground|golden) (?:rule|convention|instruction)s?\b"
-        r"|\brule of thumb\b|\bconventions?\b|^(?:one|another|a|new|our) rule\b",
-    ),
-    (
-        2,
-        r"\bmake sure\b|\bremember to\b|\bby default\b|\bdefault to\b|\bstick to\b"
-        r"|\bone (?:request|thing)\b|\ba request\b|\bkeep (?:it|them|answers|replies|things)"
-        r" (?:short|brief|concise|factual|simple|under)\b",
-    ),
-    (2, rf"^(?:(?:then|so|ok|okay),? )?(?:please )?{_IMPERATIVE}\b"),
-    # The same after a leading scope: "For the flyer, use Arial", "On the invites, put
-    # the date first", "海报的话，用黑体", "关于报名表，就用问卷星".
-    (2, rf"^(?:and |also |oh,? )?{_SCOPE_EN}, (?:please |just |then )?{_IMPERATIVE}\b"),
-    (
-        2,
-        r"^(?:还有|另外)?[，,]?(?:关于|至于)?[^，。；！？\s]{1,16}(?:的话|这块|这边|方面)，"
-        r"(?:就|都|请|麻烦|统一)?(?:用|写|按|放|标|列|加|选)",
-    ),
-    (
-        3,
-        r"以后|今后|往后|从现在(?:开始|起)|从今天(?:开始|起)|接下来(?:都|的|每)|"
-        r"后面(?:都|的回答|就|直接|统一)|之后(?:都|每|的回答|所有|一律)|一律|"
-        # "每次…都给我…" is a rule; "每次闻一闻就走了" is a habit being described.
-        r"每[次回](?=[^，。；]{0,12}(?:都(?=[^，。；]{0,3}(?:要|给|帮|请|记得|先|用|标|加|写|列|附|带|按|得))"
-        r"|要|给|帮|请|记得|先|用|标|加|写|列|附|带|按))|"
-        r"始终|一直(?:都(?!想|很|是|喜欢|爱|觉得|在|有|没|梦想|希望|对|挺|特别|非常|好)|用|按)|务必|记得|规矩|习惯(?![了惯])",
-    ),
-    # "还有个要求：…", "提到X的时候都给我…", "等我要的时候再给": a rule, whatever its noun.
-    (
-        3,
-        r"(?:有|还有|另外|加|提|再提)(?:一)?(?:个|条|点)(?:小)?要求|我的要求是|要求是"
-        r"|的时候[，,]?(?:都|一律|统一|记得|请)(?:要|得|给|帮|标|加|写|列|配|用|先|按)"
-        r"|等我(?:要|说|问|需要)[^，。；]{0,4}(?:的时候|时)?再|我(?:要|需要|问)的时候再|除非我(?:要|说|问)"
-        # "你提到的营地都给我附上英文原名": asked of the assistant for all of them; not
-        # what others did for the speaker ("大家都给我写了贺卡").
-        r"|都(?:给我|帮我)(?:附|加|标|写|列|配|用|按|注|换|翻)(?![^，。；]{0,3}[了过])",
-    ),
-    (3, r"每(?:个|道|份|条|篇|张|一)[^，。；,;]{0,8}都|所有(?:的)?[^，。；,;]{0,6}都"),
-    # "每条回复开头先…", "每次回答最后附上…": every reply of the assistant, like "in every reply".
-    (3, r"(?<![我他她])每(?:一)?(?:条|次|个|封|篇)(?:回复|回答|答复|回信|消息|邮件)"),
-    # "每写完一章你都给我列…": an event that recurs, and what to do each time.
-    (3, r"每[\u4e00-\u9fff]{1,8}?(?:你|您)都|每[\u4e00-\u9fff]{1,8}?都(?:给我|帮我|要给|要帮)"),
-    (
-        3,
-        # "use X as the greeting everywhere", "across the board": scope = all outputs.
-        r"\beverywhere\b|\bacross the board\b|\bin all (?:of )?(?:them|those|these)\b",
-    ),
-    (2, r"之后|接下来|后面[^，。；]{0,12}就行|默认|尽量|统一|规则|原则"),
-    # How to sound, asked for as a comparative: "接地气一点", "口语化些", "a bit more
-    # casual", "more down-to-earth": a tone for what the assistant writes. Only tone
-    # words: "详细一点", "more detail" ask for this one answer.
-    (3, rf"(?:{_TONES_ZH})(?:一点|一些|点儿?|些)(?![的地])"),
-    (
-        3,
-        rf"\b(?:a (?:bit|little|touch) |much |way )?(?:more|less) (?:{_TONES_EN})\b"
-        r"(?=\s*(?:[,.;:!—–]|$|and\b|like\b|please\b|than\b))",
-    ),
-    (1, r"总是"),
-)
+
+DIRECTIVE = Table.named("cues", "directive")
 
 # Conditions of the person a plan is for that rule options out, as an allergy does
 # (a school's programmes, a trip's activities): "孩子有轻度色弱", "two kids get carsick".

@@ -12,6 +12,11 @@ sentences it must and must not match:
       must: ['Why did you move the meeting?']
       must_not: ['Why is the sky blue?']
 
+A rule may be a row of a weighted cue table (`table: directive`, `weight: 3`): the
+rows of one weight are joined into one alternation per language, strongest first, and
+run on lower-cased text, so their examples are lower-cased before matching. A
+top-level `fragments:` mapping names pieces that patterns include as `{=name}`.
+
 The examples are sentences written for the rule, never taken from an evaluation
 set (`tests/unit/test_no_eval_copies.py` checks), and `tests/unit/test_rule_examples.py`
 runs every one of them. Files are read on first use, not at import: importing a policy
@@ -42,6 +47,12 @@ class Rule:
     must: tuple[str, ...]
     must_not: tuple[str, ...]
     note: str = ""
+    table: str = ""  # the weighted cue table this rule is a row of, if any
+    weight: int = 0
+
+    def matches(self, text: str) -> bool:
+        """Does the rule fire on `text`, read as the code reads it?"""
+        return self.compile().search(text.lower() if self.table else text) is not None
 
     def compile(self) -> re.Pattern[str]:
         return re.compile(self.source, re.IGNORECASE if self.ignore_case else 0)
@@ -57,12 +68,20 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
     raise ValueError(f"{where}: expected a string or a list of strings")
 
 
-def _source(entry: dict[str, Any], where: str) -> str:
+_FRAGMENT = re.compile(r"\{=(\w+)\}")
+_KEYS = frozenset(
+    {"note", "any", "pattern", "ignore_case", "also", "must", "must_not", "table", "weight"}
+)
+
+
+def _source(entry: dict[str, Any], where: str, fragments: dict[str, str]) -> str:
     if ("any" in entry) == ("pattern" in entry):
         raise ValueError(f"{where}: give exactly one of `any` and `pattern`")
     if "pattern" in entry:
-        return "".join(_strings(entry["pattern"], where))
-    return "|".join(_strings(entry["any"], where))
+        source = "".join(_strings(entry["pattern"], where))
+    else:
+        source = "|".join(_strings(entry["any"], where))
+    return _FRAGMENT.sub(lambda m: fragments[m.group(1)], source)
 
 
 @cache
@@ -76,15 +95,18 @@ def rules(module: str, lang: str) -> dict[str, Rule]:
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping of rule names")
+    fragments: dict[str, str] = {}
+    for name, entry in (data.pop("fragments", None) or {}).items():
+        fragments[str(name)] = _source(entry, f"{path}:fragments.{name}", fragments)
     raw: dict[str, tuple[str, dict[str, Any]]] = {}
     for name, entry in data.items():
         where = f"{path}:{name}"
         if not isinstance(entry, dict):
             raise ValueError(f"{where}: expected a mapping")
-        unknown = set(entry) - {"note", "any", "pattern", "ignore_case", "also", "must", "must_not"}
+        unknown = set(entry) - _KEYS
         if unknown:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
-        raw[str(name)] = (_source(entry, where), entry)
+        raw[str(name)] = (_source(entry, where, fragments), entry)
     out: dict[str, Rule] = {}
     for name, (source, entry) in raw.items():
         for other in _strings(entry.get("also"), f"{path}:{name}"):
@@ -98,8 +120,20 @@ def rules(module: str, lang: str) -> dict[str, Rule]:
             must=_strings(entry.get("must"), f"{path}:{name}"),
             must_not=_strings(entry.get("must_not"), f"{path}:{name}"),
             note=str(entry.get("note", "")),
+            table=str(entry.get("table", "")),
+            weight=int(entry.get("weight", 0)),
         )
     return out
+
+
+def table_rows(module: str, table: str) -> list[tuple[int, str, str]]:
+    """The rows of a weighted cue table: (weight, language, pattern), in file order."""
+    return [
+        (rule.weight, lang, rule.source)
+        for lang in LANGUAGES
+        for rule in rules(module, lang).values()
+        if rule.table == table
+    ]
 
 
 @cache
