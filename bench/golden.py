@@ -4,10 +4,13 @@
     python -m bench.golden --update   # rewrite tests/golden/ from the current rules
     python -m bench.golden --ops-only # skip the eval figures (the slow part)
     python -m bench.golden --set fresh3 --set bench   # only these sets
+    python -m bench.golden --linkers  # decisions per linker over the corpus
 
 A change to a rule shows its consequences here as a diff over every set at
 once: which message now adds, supersedes, revokes or flags something else.
-Each set gets `tests/golden/<set>.jsonl`, one line per message, and
+Each set gets `tests/golden/<set>.jsonl`, one line per message;
+`tests/golden/linkers.json` counts each set's decisions per linker (which
+rule of the linking chain replaced, revoked or flagged what), and
 `tests/golden/figures.json` holds each set's eval totals (full, user_turns,
 layered). Nothing is rewritten without `--update`.
 
@@ -28,6 +31,7 @@ import difflib
 import hashlib
 import json
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +43,7 @@ if str(ROOT) not in sys.path:
 
 from bench.extraction_check import _message_text, _previous, _token_counter  # noqa: E402
 from policies.extraction import RuleExtractor  # noqa: E402
+from policies.linking import decisions  # noqa: E402
 from policies.memory import apply_extraction  # noqa: E402
 from policies.types import (  # noqa: E402
     Add,
@@ -206,14 +211,33 @@ def _line(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, sort_keys=True)
 
 
-def set_lines(path: Path, count: Callable[[str], int]) -> tuple[list[str], dict[str, Texts]]:
-    """The golden lines of one set, and each scenario's texts (to read the refs back)."""
+def set_lines(
+    path: Path, count: Callable[[str], int], linkers: Counter[str] | None = None
+) -> tuple[list[str], dict[str, Texts]]:
+    """The golden lines of one set, and each scenario's texts (to read the refs back);
+    `linkers` counts the decisions of each linker on the way."""
     lines: list[str] = []
     texts: dict[str, Texts] = {}
     for scenario in load_set(path):
         t = texts[scenario["id"]] = Texts(scenario)
-        lines += [_line(step_record(step, t)) for step in fold(scenario, count)]
+        for step in fold(scenario, count):
+            lines.append(_line(step_record(step, t)))
+            if linkers is not None:
+                linkers.update(f"{d['linker']} {d['op']}" for d in decisions(step.extraction.ops))
     return lines, texts
+
+
+def linker_table(counts: dict[str, Counter[str]]) -> str:
+    """Decisions per linker (rows) and set (columns), with a total column."""
+    keys = sorted({k for c in counts.values() for k in c}, key=lambda k: (k.split()[1], k))
+    names = list(counts)
+    width = max([len(k) for k in keys] + [10])
+    head = f"{'linker op':{width}} " + " ".join(f"{n[:7]:>7}" for n in names) + f" {'total':>7}"
+    rows = [head, "-" * len(head)]
+    for k in keys:
+        cells = " ".join(f"{counts[n][k]:7d}" for n in names)
+        rows.append(f"{k:{width}} {cells} {sum(counts[n][k] for n in names):7d}")
+    return "\n".join(rows)
 
 
 # -- eval figures --------------------------------------------------------------
@@ -291,11 +315,35 @@ def read_golden(name: str) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
 
 
+LINKERS_FILE = GOLDEN / "linkers.json"
+
+
+def read_linkers() -> dict[str, dict[str, int]]:
+    """Decisions per linker ("explicit supersede") and set, as last updated."""
+    if not LINKERS_FILE.exists():
+        return {}
+    data: dict[str, dict[str, int]] = json.loads(LINKERS_FILE.read_text(encoding="utf-8"))
+    return data
+
+
+def linker_diff(old: dict[str, dict[str, int]], new: dict[str, dict[str, int]]) -> list[str]:
+    out = []
+    for name in sorted(set(old) | set(new)):
+        a, b = old.get(name, {}), new.get(name, {})
+        for key in sorted(set(a) | set(b)):
+            if a.get(key, 0) != b.get(key, 0):
+                out.append(f"  {name} {key}: {a.get(key, 0)} -> {b.get(key, 0)}")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--update", action="store_true", help="rewrite tests/golden/")
     parser.add_argument("--ops-only", action="store_true", help="skip the eval figures")
     parser.add_argument("--set", action="append", default=[], help="only this set (repeatable)")
+    parser.add_argument(
+        "--linkers", action="store_true", help="print decisions per linker and set, then stop"
+    )
     args = parser.parse_args(argv)
     sets = scenario_sets()
     if args.set:
@@ -305,10 +353,19 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         sets = {k: v for k, v in sets.items() if k in args.set}
     count = _token_counter()
+    if args.linkers:
+        counts = {name: Counter[str]() for name in sets}
+        for name, path in sets.items():
+            set_lines(path, count, counts[name])
+        print(linker_table(counts))
+        return 0
     changed = False
     GOLDEN.mkdir(parents=True, exist_ok=True)
+    old_linkers, new_linkers = read_linkers(), read_linkers()
     for name, path in sets.items():
-        lines, texts = set_lines(path, count)
+        counter = Counter[str]()
+        lines, texts = set_lines(path, count, counter)
+        new_linkers[name] = dict(sorted(counter.items()))
         diff = diff_lines(name, read_golden(name), lines, texts)
         if diff:
             changed = True
@@ -316,6 +373,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.update:
             golden_path(name).write_text("\n".join(lines) + "\n", encoding="utf-8")
         print(f"{name}: {len(lines)} messages, {'changed' if diff else 'same'}", file=sys.stderr)
+    ldiff = linker_diff(old_linkers, new_linkers)
+    if ldiff:
+        changed = True
+        print("decisions per linker:\n" + "\n".join(ldiff))
+    if args.update:
+        text = json.dumps(new_linkers, indent=1, sort_keys=True, ensure_ascii=False)
+        LINKERS_FILE.write_text(text + "\n", encoding="utf-8")
     if not args.ops_only:
         figures_file = GOLDEN / "figures.json"
         old = json.loads(figures_file.read_text(encoding="utf-8")) if figures_file.exists() else {}

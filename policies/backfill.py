@@ -34,6 +34,7 @@ from typing import Any
 
 from policies.cues import is_question, negated, read_cues
 from policies.layers import REPLAY_HEADER, Line, fit_lines, one_line
+from policies.linking import link_statements
 from policies.longterm import (
     DUPLICATE_MIN,
     RULE_TYPES,
@@ -53,7 +54,6 @@ from policies.matching import (
     similarity,
 )
 from policies.recall import RecallIndex
-from policies.revision import Resolver
 from policies.slots import value_change
 from policies.statements import read_statements
 from policies.text import normalize, term_set
@@ -232,7 +232,7 @@ def _revoked_now(rows: Sequence[LongTermItem], text: str) -> set[str]:
     statements = [s for s in read_statements(text, key_terms(text), False) if s.revoke]
     if not statements or not rows:
         return set()
-    ops = Resolver([as_memory_item(r) for r in rows], text, 1, lambda: "new").resolve(statements)
+    ops = link_statements(statements, [as_memory_item(r) for r in rows], text, 1, lambda: "new")
     return {op.old_id for op in ops if isinstance(op, Revoke)}
 
 
@@ -295,7 +295,7 @@ def _conflicts(
         if not key_terms(it.value) & terms:
             continue
         statements = read_statements(it.value, key_terms(it.value), opening=True)
-        ops = Resolver(live, it.value, 1, lambda: "new").resolve(statements) if statements else []
+        ops = link_statements(statements, live, it.value, 1, lambda: "new") if statements else []
         for op in ops:
             if isinstance(op, Supersede | Conflict) and op.old_id not in found:
                 found[op.old_id] = it

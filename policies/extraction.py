@@ -25,11 +25,11 @@ from policies.choices import list_options, picked
 from policies.cues import CONFIRM, REJECT
 from policies.dates import strip_markers
 from policies.embedded import without_embedded
+from policies.linking import link_statements, named
 from policies.matching import key_terms
 from policies.observations import extract_assistant, extract_tool
 from policies.recount import recount_replacements
 from policies.relative import Relative, relative_changes
-from policies.revision import Resolver
 from policies.statements import Statement, read_statements
 from policies.tentative import estimate_replacements, tentative_replacements
 from policies.types import (
@@ -82,9 +82,12 @@ class RuleExtractor:
         if not statements and not relative.ops:
             return _reply_only(text, turn.ordinal, live)
         rest = [it for it in live if it.id not in relative.targets]
-        resolver = Resolver(rest, text, turn.ordinal, ctx.new_id, history=ctx.items)
-        ops = resolver.resolve(statements) if statements else []
-        ops += _rejected_options(ops, options, rest)
+        ops = (
+            link_statements(statements, rest, text, turn.ordinal, ctx.new_id, history=ctx.items)
+            if statements
+            else []
+        )
+        ops += named(_rejected_options(ops, options, rest), "rejected_option", _PASSED_OVER, rest)
         ops += relative.ops
         if not ops:
             return Extraction("irrelevant", reason="nothing new")
@@ -101,17 +104,47 @@ def _restated_values(
     """Values the message restates on the items that hold them; such a sentence is
     no item of its own, and an item one reader took is no other reader's."""
     # "Add two more", "首播往后推一周": worked out on the quantity it changes.
-    out = relative_changes(text, live, ordinal, ctx.new_id, ctx.items)
+    out = _named(relative_changes(text, live, ordinal, ctx.new_id, ctx.items), "relative", live)
     # "周二那节课换到周三": one day of a listed weekly schedule.
-    out.absorb(weekday_moves(text, out.untouched(live), ordinal, ctx.new_id))
+    out.absorb(
+        _named(weekday_moves(text, out.untouched(live), ordinal, ctx.new_id), "weekday_move", live)
+    )
     # "开工先定3月2日" … "3月4日进场的材料你帮我列一下": the provisional value replaced.
-    out.absorb(tentative_replacements(text, out.untouched(live), ordinal, ctx.new_id))
+    out.absorb(
+        _named(
+            tentative_replacements(text, out.untouched(live), ordinal, ctx.new_id),
+            "tentative",
+            live,
+        )
+    )
     # "估分620分左右" … "成绩出来了！628分": the estimate replaced by the outcome.
-    out.absorb(estimate_replacements(text, out.untouched(live), ordinal, ctx.new_id))
+    out.absorb(
+        _named(
+            estimate_replacements(text, out.untouched(live), ordinal, ctx.new_id), "estimate", live
+        )
+    )
     # "下个月9个人的排班表你帮我弄一下" after "现在一共8个人": the head count told again.
     said = [st.text for st in statements]
-    out.absorb(recount_replacements(text, out.untouched(live), said, ordinal, ctx.new_id))
+    recounts = recount_replacements(text, out.untouched(live), said, ordinal, ctx.new_id)
+    out.absorb(_named(recounts, "recount", live))
     return out
+
+
+# What each reader of restated values says when it replaces one.
+_READERS = {
+    "relative": "a relative change",
+    "weekday_move": "one day of a weekly schedule moved",
+    "tentative": "the provisional value settled",
+    "estimate": "the estimate replaced by the outcome",
+    "recount": "the head count told again",
+}
+_PASSED_OVER = "another option of the list picked"
+
+
+def _named(found: Relative, linker: str, live: Sequence[MemoryItem]) -> Relative:
+    """A reader's replacements named after it (see `policies.linking.named`)."""
+    found.ops = named(found.ops, linker, _READERS[linker], live)
+    return found
 
 
 def _rejected_options(
@@ -155,10 +188,12 @@ def _answer_to_conflict(text: str, live: list[MemoryItem]) -> Extraction | None:
     if not pending or len(text) > 60:
         return None
     if REJECT.match(text):
-        return Extraction("confirm", (Confirm(pending[-1].id),), reason="kept the earlier rule")
+        kept = Confirm(pending[-1].id, linker="conflict_answer", why="kept the earlier rule")
+        return Extraction("confirm", (kept,), reason="kept the earlier rule")
     challenger = _challenger(pending[-1], live)
     if challenger is not None and CONFIRM.match(text):
-        return Extraction("confirm", (Confirm(challenger.id),), reason="confirmed the change")
+        changed = Confirm(challenger.id, linker="conflict_answer", why="confirmed the change")
+        return Extraction("confirm", (changed,), reason="confirmed the change")
     return None
 
 
@@ -169,7 +204,8 @@ def _reply_only(text: str, ordinal: int, live: list[MemoryItem]) -> Extraction:
     recent = [it for it in live if it.source_ordinal >= ordinal - 2]
     if recent:
         latest = max(recent, key=lambda it: it.source_ordinal)
-        return Extraction("confirm", (Confirm(latest.id),), reason="confirmed the latest item")
+        confirmed = Confirm(latest.id, linker="confirmation", why="confirmed the latest item")
+        return Extraction("confirm", (confirmed,), reason="confirmed the latest item")
     return Extraction("irrelevant", reason="confirmation with nothing to confirm")
 
 

@@ -191,6 +191,9 @@ def _short(text: str, limit: int = 80) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+_BY_MODEL = "the model named the item"
+
+
 def _ops(out: _ExtractionOut, turn: Turn, ctx: ExtractionContext) -> list[MemoryOp]:
     live = {it.id: it for it in ctx.items if it.status in _LIVE}
     ops: list[MemoryOp] = []
@@ -206,9 +209,11 @@ def _ops(out: _ExtractionOut, turn: Turn, ctx: ExtractionContext) -> list[Memory
             importance=raw.importance,
             replaces=_short(old.value) if old is not None else None,
         )
-        ops.append(Supersede(old.id, item) if old is not None else Add(item))
-    ops += [Revoke(i, "revoked by the user") for i in dict.fromkeys(out.revoke) if i in live]
-    ops += [Confirm(i) for i in dict.fromkeys(out.confirm) if i in live]
+        # The model's own decisions, named as the rule chain names its linkers.
+        ops.append(Supersede(old.id, item, "llm", _BY_MODEL) if old is not None else Add(item))
+    revoked = dict.fromkeys(i for i in out.revoke if i in live)
+    ops += [Revoke(i, "revoked by the user", "llm", _BY_MODEL) for i in revoked]
+    ops += [Confirm(i, "llm", _BY_MODEL) for i in dict.fromkeys(out.confirm) if i in live]
     return ops
 
 

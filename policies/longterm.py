@@ -31,8 +31,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from policies.cues import CONFIRM
+from policies.linking import link_statements
 from policies.matching import Idf, content_terms, covered, key_terms, weighted_terms
-from policies.revision import Resolver
 from policies.slots import NAMED_SLOTS
 from policies.statements import read_statements
 from policies.text import normalize
@@ -245,7 +245,7 @@ def _statement_ops(
     statements = read_statements(text, key_terms(text), opening=True)
     if not statements or not live:
         return []
-    return list(Resolver(live, text, 1, new_id).resolve(statements))
+    return list(link_statements(statements, live, text, 1, new_id))
 
 
 def _target(pick: Pick, rows: Sequence[LongTermItem]) -> tuple[LongTermItem, bool] | None:
@@ -425,7 +425,7 @@ def retire_revoked(
         ]
         if not statements:
             continue
-        ops = Resolver([*live, *decoys], turn.text, turn.ordinal, lambda: "new").resolve(statements)
+        ops = link_statements(statements, [*live, *decoys], turn.text, turn.ordinal, lambda: "new")
         for op in ops:
             if isinstance(op, Revoke) and op.old_id in active:
                 retired[op.old_id] = f"revoked in conversation {session_id}: {turn.text[:120]}"

@@ -19,6 +19,7 @@ import dataclasses
 import re
 from collections.abc import Callable
 
+from policies.linking.record import attribution
 from policies.segment import drop_retracted
 from policies.types import (
     Add,
@@ -80,19 +81,19 @@ def apply_extraction(
             old = get(op.old_id)
             add(op.item)
             if old is not None and old.status in _LIVE:
-                _record(old, ordinal, f"superseded by {op.item.id}")
+                _record(old, ordinal, f"superseded by {op.item.id}{attribution(op)}")
                 old.status = "superseded"
                 old.superseded_by = op.item.id
         elif isinstance(op, Revoke):
             old = get(op.old_id)
             if old is not None and old.status in _LIVE:
-                _record(old, ordinal, f"revoked: {op.reason}"[:200])
+                _record(old, ordinal, f"revoked{attribution(op)}: {op.reason}"[:240])
                 old.status = "revoked"
         elif isinstance(op, Conflict):
             old = get(op.old_id)
             add(op.item)
             if old is not None and old.status in _LIVE:
-                _record(old, ordinal, f"conflict:{op.item.id} {op.note}"[:300])
+                _record(old, ordinal, f"conflict:{op.item.id}{attribution(op)} {op.note}"[:360])
                 old.status = "pending"
         elif isinstance(op, Confirm):
             _confirm(out, get, op.item_id, ordinal)

@@ -172,7 +172,11 @@ def _bounded(own: list[MemoryItem], item: MemoryItem, cap: int) -> list[MemoryOp
     same = [it for it in own if it.slot == item.slot]
     others = sorted((it for it in own if it.slot != item.slot), key=lambda it: it.source_ordinal)
     retire = same + others[: max(0, len(others) + 1 - cap)]
-    ops.extend(Supersede(old.id, item) for old in retire)
+    # Named like the linking chain's decisions: this is how the record says why it went.
+    ops.extend(
+        Supersede(old.id, item, linker="latest_few", why=_retired_because(old, item, cap))
+        for old in retire
+    )
     if not retire:
         ops.append(Add(item))
     return ops
@@ -211,3 +215,9 @@ def extract_assistant(
         ops = _bounded(own, item, MAX_INFERRED_ITEMS)
         return Extraction("add", tuple(ops), reason="assistant confirmed a concrete value")
     return Extraction("irrelevant", reason="nothing the assistant confirmed")
+
+
+def _retired_because(old: MemoryItem, item: MemoryItem, cap: int) -> str:
+    if old.slot == item.slot:
+        return f"same slot {old.slot}, the newer {old.source} result holds"
+    return f"only the latest {cap} {old.source} items stay live"

@@ -86,23 +86,34 @@ class Add:
     item: MemoryItem
 
 
+# Every decision names the linker that made it and why, in words generated from the
+# data ("same measure, 120 → 150 guests"), so that the record can say why an item went.
+# Left out of equality: two ops doing the same thing are the same op, whoever found it.
+
+
 @dataclass(frozen=True, slots=True)
 class Supersede:
     """`old_id` is replaced by `item` (user correction or newer fact)."""
 
     old_id: str
     item: MemoryItem
+    linker: str = field(default="", compare=False)
+    why: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True, slots=True)
 class Revoke:
     old_id: str
     reason: str
+    linker: str = field(default="", compare=False)
+    why: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True, slots=True)
 class Confirm:
     item_id: str
+    linker: str = field(default="", compare=False)
+    why: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +124,8 @@ class Conflict:
     old_id: str
     item: MemoryItem
     note: str
+    linker: str = field(default="", compare=False)
+    why: str = field(default="", compare=False)
 
 
 MemoryOp = Add | Supersede | Revoke | Confirm | Conflict

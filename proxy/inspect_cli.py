@@ -20,6 +20,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from policies.linking import decision_line
 from proxy.config import Settings
 from proxy.store.repo import Store
 
@@ -181,6 +182,9 @@ def record_markdown(row: dict[str, Any], record: dict[str, Any]) -> str:
             text = abbreviate(content_text(message)).replace("\n", " ")
             lines.append(f"- **{message.get('role')}**: {text}")
         lines.append("")
+    decided = decision_lines(record)
+    if decided:
+        lines += ["## Memory decisions", "", *(f"- {line}" for line in decided), ""]
     answer = answer_text(record)
     if answer is not None:
         lines += ["## Answer", "", answer.strip(), ""]
@@ -330,6 +334,17 @@ def candidates_table(candidates: Sequence[dict[str, Any]]) -> Table:
     return table
 
 
+def decision_lines(record: dict[str, Any]) -> list[str]:
+    """ "#4 m2 → m7 revised by value_only: same kind of value, 120 → 150": each memory
+    decision the request's messages caused, with the linker that made it."""
+    lines = []
+    for operation in record.get("operations") or []:
+        for d in operation.get("decisions") or []:
+            ids = f"{d['old']} → {d['new']}" if d.get("new") else d.get("old", "")
+            lines.append(f"#{operation['ordinal']} {ids} {decision_line(d)}")
+    return lines
+
+
 def messages_table(messages: Sequence[dict[str, Any]]) -> Table:
     table = Table(
         title=f"Forwarded messages ({len(messages)})", title_justify="left", show_lines=True
@@ -382,6 +397,9 @@ def request_view(row: dict[str, Any], record: dict[str, Any]) -> Group:
         ]
     else:
         parts.append(Text("No managed context: the client's messages were forwarded as sent."))
+    decided = decision_lines(record)
+    if decided:
+        parts += [Text(""), Text("Memory decisions", style="bold"), Text("\n".join(decided))]
     messages = messages_of(record)
     if messages is None:
         parts.append(Text("Forwarded messages not stored (log.store_content is false)."))

@@ -24,6 +24,7 @@ from policies.assembly import AssemblyInput
 from policies.backfill import Backfill, place_backfill
 from policies.budget import resolve_budget, split_mandatory
 from policies.cache_pricing import CacheRule
+from policies.linking import decisions
 from policies.llm import PolicyCall
 from policies.registry import Policies, Preset
 from policies.text import term_set
@@ -438,7 +439,14 @@ class Pipeline:
                 session.id, prepared.preset.extractor, turns, resolution.start, system_prompt
             )
             prepared.operations = [
-                {"ordinal": o, "operation": e.operation, "ops": len(e.ops), "reason": e.reason}
+                {
+                    "ordinal": o,
+                    "operation": e.operation,
+                    "ops": len(e.ops),
+                    "reason": e.reason,
+                    # Which linker replaced, revoked or flagged what, and why (inspect).
+                    "decisions": decisions(e.ops),
+                }
                 for o, e in results
             ]
         raw_forward = (

@@ -2,12 +2,14 @@
 
 A failure prints which messages now add, supersede, revoke or flag something
 else; if the change is meant, `python -m bench.golden --update` rewrites the
-corpus and the commit shows its diff. The eval figures are checked by
+corpus and the commit shows its diff. Each set's decisions per linker
+must match `tests/golden/linkers.json` too. The eval figures are checked by
 `python -m bench.golden` (they take minutes), not here.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 import pytest
@@ -16,6 +18,7 @@ from bench.golden import (
     _token_counter,
     diff_lines,
     read_golden,
+    read_linkers,
     scenario_sets,
     set_lines,
 )
@@ -33,9 +36,12 @@ def test_extraction_matches_golden(name: str, count: Callable[[str], int]) -> No
     golden = read_golden(name)
     if not golden:
         pytest.skip(f"no golden file for {name} (python -m bench.golden --update)")
-    lines, texts = set_lines(SETS[name], count)
+    counter = Counter[str]()
+    lines, texts = set_lines(SETS[name], count, counter)
     diff = diff_lines(name, golden, lines, texts)
     assert not diff, "extraction differs from tests/golden:\n" + "\n".join(diff[:80])
+    # The same decisions, made by the same linkers.
+    assert dict(sorted(counter.items())) == read_linkers().get(name, {})
 
 
 def test_every_set_has_a_golden_file() -> None:
