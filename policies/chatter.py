@@ -166,7 +166,7 @@ _REFLECTION_EN = re.compile(
 )
 _REFLECTION_ZH = re.compile(r"(?:让|使)我(?:想到|意识到|明白|体会到)|提醒了我")
 # The speaker's own past told as a story: "when I was a kid we never had…", "说起来我小时候
-# 根本没有…", "说到游泳，我自己也是三十岁才学会的". Its "never" and "只会" bind nobody.
+# 根本没有…", "说到下棋，我自己也是退休以后才学的". Its "never" and "只会" bind nobody.
 _MEMORY_EN = re.compile(
     r"^(?:(?:honestly|funny enough|you know|side note|ha),? )?(?:when i was (?:a kid|little|young"
     r"|a teenager|growing up|your age|his age|her age|in (?:school|college|high school))"

@@ -1,8 +1,8 @@
 """Shorter item lines: the clauses that hold the requirement, without their asides.
 
 Items are the user's sentences, verbatim, and people wrap a requirement in
-reasons and chatter ("…at 5am Eastern, which is when our listeners get off
-shift, it's kind of our thing", "预算还是放到2500吧，一辈子就一次六岁生日").
+reasons and chatter ("…at 7am sharp, which is when the ferry crew clocks in,
+it's kind of our thing", "场地费还是定在800吧，毕竟一年就办这一回").
 In the working-memory block every token counts against the history budget,
 so a line drops such clauses, whole: nothing is rewritten inside a clause,
 and a clause that carries a value (digits, a date, an ID), a quote, a name, a
@@ -34,7 +34,7 @@ _BOUNDARY = re.compile(r"(?<=[，；。！？])\s*|(?<=[,;.!?])\s+|\s+(?=—|–
 # How a clause that only explains, hedges or chats begins.
 # How a clause that only chats begins: interjections, "by the way", "I mean it",
 # "你记一下". Reasons ("because…", "反正…") are kept: they often name what
-# the decision is about ("反正上下肢分化练下来挺顺的").
+# the decision is about ("反正这套排班轮下来大家都习惯了").
 _FILLER_START = re.compile(
     r"^(?:(?:and|but|so|also|plus|oh|well),? )?(?:i mean(?: it\b|$)|honestly$|to be honest$|tbh$"
     r"|frankly$|by the way$|btw$|lol\b|haha|just saying\b|you know$|if that makes sense\b"
@@ -247,8 +247,8 @@ def core_value(text: str, replaced: str | None = None, about: tuple[str, ...] = 
     topic); and around a kept clause, the clauses that modify it (an adjunct
     after it, a topic before it) and what a bare value is of ("贝那普利，每天
     半片"). What goes is the reasons and the story around the requirement
-    ("我看了几家，每晚400以内的那几家评价都不太行，要么隔音差，住宿预算还是放宽到
-    每晚500吧" -> "住宿预算还是放宽到每晚500吧"), and a clause that only restates
+    ("问了三家，月租两千以内的都离地铁太远，要么没电梯，房租上限还是提到
+    两千五吧" -> "房租上限还是提到两千五吧"), and a clause that only restates
     the value the item replaced (`replaced`: the line shows it already). Never
     cuts inside a clause; `text` itself when nothing can go or nothing would be left.
     """

@@ -5,10 +5,10 @@ is kept beside it, and the old one waits for the user to confirm
 (`policies.revision`, DESIGN: "ambiguous change"). Flagging is not free: the
 old rule is shown as "the user may have changed this", and the model is
 asked to check with the user. On unseen conversations most flagged pairs
-were no contradiction at all: a reminder of the same rule ("Just reminding
-you, the wheelchair thing: every table must be reachable"), an addition to
-it ("须知里再加一句：…零食一律不给"), the other side's answer ("they accept our
-numbers on the renewal increase"), a negation in a clause about something
+were no contradiction at all: a reminder of the same rule ("quick reminder
+about the ramps: every stall needs step-free access"), an addition to
+it ("守则里再补一条：…手机一律不带"), the other side's answer ("the landlord
+agreed to our figure for the lease extension"), a negation in a clause about something
 else ("capped at 3.5%, no matter what"), a price of something else two
 orders of magnitude away ("$35/month pet rent" beside "max rent $2,300").
 

@@ -14,22 +14,16 @@ are there because they make a sentence binding in any setting.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from policies import rulebook
 from policies.idioms import mask_idioms
 
 _I = re.IGNORECASE
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
 _WEEKDAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_OUTPUTS = (
-    r"(?:answers?|repl(?:y|ies)|responses?|messages?|recipes?|legs?|prices?|functions?|"
-    r"comments?|tests?|emails?|drafts?|counter-proposals?|proposals?|timestamps?|amounts?|"
-    r"numbers?|dates?|plans?|steps?|examples?|files?|charts?|tables?|summar(?:y|ies)|code|"
-    r"outputs?|suggestions?|options?|reports?|queries|query|commits?|classes|methods?|"
-    r"endpoints?|slides?|posts?|captions?|translations?|explanations?|problems?|exercises?|"
-    r"itinerar(?:y|ies)|meals?|menus?|lists?|quotes?|estimates?)"
-)
 
 # The speaker fixes something they said ("sorry, I meant…", "是我记错了"):
 # always worth keeping, and it replaces what it corrects.
@@ -77,34 +71,96 @@ class Lexicon:
     """A cue pattern in two scripts; each half only runs on text of its script.
 
     Most sentences are in one language, so this halves the regex work; the
-    English half is case-insensitive unless told otherwise.
+    English half is case-insensitive unless told otherwise. A named lexicon
+    (`Lexicon.named`) is a rule kept as data in `policies/rules/<lang>/<module>.yaml`,
+    read and compiled on first use.
     """
 
-    __slots__ = ("en", "zh")
+    __slots__ = ("_en", "_rule", "_zh")
 
     def __init__(self, en: str = "", zh: str = "", flags: int = re.IGNORECASE) -> None:
-        self.en = re.compile(en, flags) if en else None
-        self.zh = re.compile(zh) if zh else None
+        self._rule: tuple[str, str] | None = None
+        self._en = re.compile(en, flags) if en else None
+        self._zh = re.compile(zh) if zh else None
+
+    @classmethod
+    def named(cls, module: str, name: str) -> Lexicon:
+        """The rule `name` of `module`'s data files, loaded when first used."""
+        lexicon = cls()
+        lexicon._rule = (module, name)
+        return lexicon
+
+    def _load(self) -> None:
+        if self._rule is not None:
+            module, name = self._rule
+            self._en = rulebook.compiled(module, "en", name)
+            self._zh = rulebook.compiled(module, "zh", name)
+            self._rule = None
+
+    @property
+    def en(self) -> re.Pattern[str] | None:
+        self._load()
+        return self._en
+
+    @property
+    def zh(self) -> re.Pattern[str] | None:
+        self._load()
+        return self._zh
 
     def search(self, text: str) -> re.Match[str] | None:
+        if self._rule is not None:
+            self._load()
         latin, cjk = scripts(text)
-        found = self.en.search(text) if latin and self.en is not None else None
-        if found is None and cjk and self.zh is not None:
-            found = self.zh.search(text)
+        found = self._en.search(text) if latin and self._en is not None else None
+        if found is None and cjk and self._zh is not None:
+            found = self._zh.search(text)
         return found
 
     def match(self, text: str) -> re.Match[str] | None:
+        if self._rule is not None:
+            self._load()
         latin, cjk = scripts(text)
-        found = self.en.match(text) if latin and self.en is not None else None
-        if found is None and cjk and self.zh is not None:
-            found = self.zh.match(text)
+        found = self._en.match(text) if latin and self._en is not None else None
+        if found is None and cjk and self._zh is not None:
+            found = self._zh.match(text)
         return found
 
 
-Table = tuple[tuple[int, Lexicon], ...]
+class Table:
+    """Cue rows by strength, strongest first: (weight, Lexicon) pairs.
+
+    A named table (`Table.named`) is built from the rows kept as data
+    (`policies/rules/<lang>/<module>.yaml`, rules with `table:` and `weight:`),
+    on first use.
+    """
+
+    __slots__ = ("_named", "_rows")
+
+    def __init__(self, rows: tuple[tuple[int, Lexicon], ...] = ()) -> None:
+        self._rows = rows
+        self._named: tuple[str, str] | None = None
+
+    @classmethod
+    def named(cls, module: str, name: str) -> Table:
+        table = cls()
+        table._named = (module, name)
+        return table
+
+    def _load(self) -> tuple[tuple[int, Lexicon], ...]:
+        if self._named is not None:
+            rows = rulebook.table_rows(*self._named)
+            self._rows = _joined((weight, source) for weight, _lang, source in rows)
+            self._named = None
+        return self._rows
+
+    def __iter__(self) -> Iterator[tuple[int, Lexicon]]:
+        return iter(self._load())
+
+    def __getitem__(self, index: int) -> tuple[int, Lexicon]:
+        return self._load()[index]
 
 
-def _table(*rows: tuple[int, str]) -> Table:
+def _joined(rows: Iterable[tuple[int, str]]) -> tuple[tuple[int, Lexicon], ...]:
     """Rows of one strength are joined into one alternation per script, strongest first."""
     by_weight: dict[int, tuple[list[str], list[str]]] = {}
     for weight, pattern in rows:
@@ -118,125 +174,11 @@ def _table(*rows: tuple[int, str]) -> Table:
     )
 
 
-# Verbs that open an instruction to the assistant ("use…", "put…", "keep…").
-_IMPERATIVE = (
-    r"(?:give|write|use|put|quote|flag|keep|add|include|mark|answer|reply|"
-    r"respond|format|list|show|draft|post|label|sort|round|convert|cite|call|refer|send|make"
-    r"|avoid|stick|mention|name|address|sign|spell|translate|explain|assume|treat|cap|limit"
-    # A pick said as an order: "go with the blue one", "set the survey up in X",
-    # "switch the form to X".
-    r"|go with|set (?:(?!up\b)[\w'-]+ ){0,3}up\b(?! (?:was|is|took|went|has|had)\b)"
-    r"|switch (?:(?!to\b)[\w'-]+ ){0,3}to)"
-)
-# What an instruction is scoped to, said first: "for the mock lesson", "on the invites".
-_SCOPE_EN = (
-    r"(?:for|on|in|with|as for) (?!(?:the |any )?(?:end|case|meantime|fact|general|short"
-    r"|that case|any case)\b)(?:the |our |my |each |every |this |that |any )?[^,.;:!?]{1,60}"
-)
-_TONES_ZH = (
-    r"口语化|接地气|生活化|正式|随意|随性|简短|简洁|精简|轻松|活泼|幽默|严肃|通俗|直白|亲切|热情"
-    r"|俏皮|温和|委婉|客气|朴实|书面"
-)
-_TONES_EN = (
-    r"casual|relaxed|formal|informal|friendly|playful|conversational|down[- ]to[- ]earth"
-    r"|folksy|chatty|laid[- ]back|upbeat|serious|polite|personal|plain-spoken|colloquial"
-)
+def _table(*rows: tuple[int, str]) -> Table:
+    return Table(_joined(rows))
 
-DIRECTIVE = _table(
-    (3, r"\bfrom (?:now|here|this point|today) on(?:wards?)?\b|\bgoing forward\b|\bfrom now\b"),
-    (3, r"\bfor the rest of (?:the|this|our) \w+|\bin future\b|\bin the future\b"),
-    (
-        3,
-        r"^(?:please )?always\b|\b(?:you|please) (?:(?:should|must|will|need to|have to|just|also"
-        r"|then) )?always\b|\balways (?:give|use|write"
-        r"|answer|reply|respond|include|add|put|quote|show|list|start|end|mention|keep|check|flag"
-        r"|mark|ask|cite|round|convert|format|draft|double-check)\b"
-        r"|\b(?:every|each) time (?:you|we)\b|\bwhenever (?:you|we|i)\b",
-    ),
-    (
-        3,
-        rf"\b(?:every|each|all|any|for all|in all|in any) (?:(?!and\b|or\b)[\w-]+ ){{0,2}}"
-        rf"{_OUTPUTS}\b(?! [a-z]+ing\b)",
-    ),
-    (
-        3,
-        # "for every ticket, paste…", "add a joke for each section", "anything you
-        # invent should…": a quantified object or a generic "whatever you do" clause.
-        r"\b(?:for|on|in|with|to|under|into|after|before|at the (?:top|end|bottom) of)"
-        r" (?:every|each|all|any) (?:single |new |other )?(?!case\b|way\b|rate\b|event\b"
-        r"|chance\b|of\b|the\b|those\b|these\b|my\b|our\b|your\b|that\b|this\b|day\b"
-        r"|night\b|along\b|over\b|around\b|at\b|in\b|sorts\b|kinds\b)[a-z][\w-]*"
-        r"|\b(?:any|every|each|all)(?:thing| ?one| [a-z][\w-]*) (?:that )?(?:you|we)(?:'ll| will)?"
-        r" (?:\w+ )?(?:write|give|suggest|create|file|draft|make|send|post|add|invent|stat|propose"
-        r"|recommend|generate|produce|put|list|include|quote|price|book|schedule|mention|use"
-        r"|open|close|touch|update)\b"
-        r"|\b(?:anything|everything|whatever|any [a-z]+|every [a-z]+|each [a-z]+|all [a-z]+)"
-        r" (?:that )?you (?:\w+ )?[a-z]+ (?:should|must|has to|have to|needs? to|ought to|is to)\b"
-        r"|\bany ?time (?:you|we|i|something|someone|anything)\b"
-        r"|\b(?:only |just )?(?:when|if|whenever|once) i (?:ask|say so|tell you|request)\b"
-        r"|\bunless i (?:ask|say|tell)\b|\bon request\b",
-    ),
-    (
-        3,
-        r"\b(?:team|working|house|standing|ground|golden) (?:rule|convention|instruction)s?\b"
-        r"|\brule of thumb\b|\bconventions?\b|^(?:one|another|a|new|our) rule\b",
-    ),
-    (
-        2,
-        r"\bmake sure\b|\bremember to\b|\bby default\b|\bdefault to\b|\bstick to\b"
-        r"|\bone (?:request|thing)\b|\ba request\b|\bkeep (?:it|them|answers|replies|things)"
-        r" (?:short|brief|concise|factual|simple|under)\b",
-    ),
-    (2, rf"^(?:(?:then|so|ok|okay),? )?(?:please )?{_IMPERATIVE}\b"),
-    # The same after a leading scope: "For the flyer, use Arial", "On the invites, put
-    # the date first", "海报的话，用黑体", "关于报名表，就用问卷星".
-    (2, rf"^(?:and |also |oh,? )?{_SCOPE_EN}, (?:please |just |then )?{_IMPERATIVE}\b"),
-    (
-        2,
-        r"^(?:还有|另外)?[，,]?(?:关于|至于)?[^，。；！？\s]{1,16}(?:的话|这块|这边|方面)，"
-        r"(?:就|都|请|麻烦|统一)?(?:用|写|按|放|标|列|加|选)",
-    ),
-    (
-        3,
-        r"以后|今后|往后|从现在(?:开始|起)|从今天(?:开始|起)|接下来(?:都|的|每)|"
-        r"后面(?:都|的回答|就|直接|统一)|之后(?:都|每|的回答|所有|一律)|一律|"
-        # "每次…都给我…" is a rule; "每次闻一闻就走了" is a habit being described.
-        r"每[次回](?=[^，。；]{0,12}(?:都(?=[^，。；]{0,3}(?:要|给|帮|请|记得|先|用|标|加|写|列|附|带|按|得))"
-        r"|要|给|帮|请|记得|先|用|标|加|写|列|附|带|按))|"
-        r"始终|一直(?:都(?!想|很|是|喜欢|爱|觉得|在|有|没|梦想|希望|对|挺|特别|非常|好)|用|按)|务必|记得|规矩|习惯(?![了惯])",
-    ),
-    # "还有个要求：…", "提到X的时候都给我…", "等我要的时候再给": a rule, whatever its noun.
-    (
-        3,
-        r"(?:有|还有|另外|加|提|再提)(?:一)?(?:个|条|点)(?:小)?要求|我的要求是|要求是"
-        r"|的时候[，,]?(?:都|一律|统一|记得|请)(?:要|得|给|帮|标|加|写|列|配|用|先|按)"
-        r"|等我(?:要|说|问|需要)[^，。；]{0,4}(?:的时候|时)?再|我(?:要|需要|问)的时候再|除非我(?:要|说|问)"
-        # "你提到的营地都给我附上英文原名": asked of the assistant for all of them; not
-        # what others did for the speaker ("大家都给我写了贺卡").
-        r"|都(?:给我|帮我)(?:附|加|标|写|列|配|用|按|注|换|翻)(?![^，。；]{0,3}[了过])",
-    ),
-    (3, r"每(?:个|道|份|条|篇|张|一)[^，。；,;]{0,8}都|所有(?:的)?[^，。；,;]{0,6}都"),
-    # "每条回复开头先…", "每次回答最后附上…": every reply of the assistant, like "in every reply".
-    (3, r"(?<![我他她])每(?:一)?(?:条|次|个|封|篇)(?:回复|回答|答复|回信|消息|邮件)"),
-    # "每写完一章你都给我列…": an event that recurs, and what to do each time.
-    (3, r"每[\u4e00-\u9fff]{1,8}?(?:你|您)都|每[\u4e00-\u9fff]{1,8}?都(?:给我|帮我|要给|要帮)"),
-    (
-        3,
-        # "use X as the greeting everywhere", "across the board": scope = all outputs.
-        r"\beverywhere\b|\bacross the board\b|\bin all (?:of )?(?:them|those|these)\b",
-    ),
-    (2, r"之后|接下来|后面[^，。；]{0,12}就行|默认|尽量|统一|规则|原则"),
-    # How to sound, asked for as a comparative: "接地气一点", "口语化些", "a bit more
-    # casual", "more down-to-earth": a tone for what the assistant writes. Only tone
-    # words: "详细一点", "more detail" ask for this one answer.
-    (3, rf"(?:{_TONES_ZH})(?:一点|一些|点儿?|些)(?![的地])"),
-    (
-        3,
-        rf"\b(?:a (?:bit|little|touch) |much |way )?(?:more|less) (?:{_TONES_EN})\b"
-        r"(?=\s*(?:[,.;:!—–]|$|and\b|like\b|please\b|than\b))",
-    ),
-    (1, r"总是"),
-)
+
+DIRECTIVE = Table.named("cues", "directive")
 
 # Conditions of the person a plan is for that rule options out, as an allergy does
 # (a school's programmes, a trip's activities): "孩子有轻度色弱", "two kids get carsick".
@@ -267,7 +209,7 @@ CONSTRAINT = _table(
         r"|understand|see|worry|get it|trust|believe|feel|have time|really|like))"
         r"|\bdo not\b|\bnot allowed\b|\bnot (?:even|ever)\b|\bno (?:more|later|earlier|fewer|less)"
         r" than\b"
-        # "She shouldn't drive the kids on the freeway": a rule on what someone may do;
+        # "He shouldn't lift anything heavy this month": a rule on what someone may do;
         # not a regret ("I shouldn't have…") nor a forecast ("it shouldn't take long").
         r"|(?<!\bit )(?<!\bthat )(?<!\bthis )(?<!\bthere )(?<!\bwhich )\bshould(?:n'?t| not)\b"
         r"(?! (?:have|'ve|be (?:a|an|any|too|that|so|very|long|hard|difficult|easy|bad)\b"
@@ -291,7 +233,7 @@ CONSTRAINT = _table(
     # The least the user will take: "floor price", "底价是295万".
     (3, r"\bfloor price\b|\bbottom line\b|\blowest (?:i|we)(?:'ll| will) (?:go|accept)\b"),
     (3, r"底价|最低价|最低(?:能)?接受|低于[^，。；]{0,6}不(?:卖|租|签|接|干)"),
-    # The floor put as the case it is met in: "出到两百九我就签，再低就算了", "if they
+    # The floor put as the case it is met in: "给到一百八我就租，再低就不谈了", "if they
     # offer 290 I'll sign, anything lower and I walk".
     (3, r"再低(?:的话|一点)?(?:就|我就)?(?:算了|不卖|不租|不签|免谈|不谈了?|拉倒)"),
     (
@@ -430,42 +372,7 @@ PREFERENCE = _table(
     (2, DECISION_ZH),
 )
 
-REVOKE = Lexicon(
-    r"\bno longer\b|\b(?:you can |please |just )?stop \w+ing\b|\bno need to\b|\bno more\b"
-    r"|\bdon'?t (?:need|have) to\b[^.;]*\b(?:anymore|any more)\b|\bdrop (?:the|that|this) "
-    r"(?:\w+ )?(?:rule|requirement|format|instruction|thing)\b|\bforget (?:about )?(?:the|that|it"
-    r"|my|what)\b|\bscratch (?:that|it|the)\b|\bnever ?mind\b|\bcancel (?:that|the|it)\b"
-    r"|\b(?:remove|lift|drop) (?:that|the) (?:\w+ )?(?:rule|restriction|constraint|limit)\b"
-    r"|\banymore\b|\bany more\b|\bignore (?:what i said|that rule|my earlier|the earlier|the "
-    r"previous)\b|\bnot needed\b|\bdisregard\b"
-    r"|\b(?:quit|cease) \w+ing\b|\bno need for\b|\bdon'?t bother\b"
-    r"|\benough (?:with|of) (?:the|that)\b"
-    # A rule dropped by saying it does not help: "the checklists aren't helping".
-    r"|\b(?:is|are)(?:n'?t| not) (?:really |actually )?(?:helping|useful|needed|necessary)\b"
-    # "The 200-word limit is off", "that cap is lifted": a rule switched off by its name.
-    r"|\b(?:limit|cap|ceiling|rule|restriction|ban|requirement|max(?:imum)?)s? (?:is|are)"
-    r" (?:now )?(?:off|lifted|gone|history)\b"
-    # "You can stop with the emojis", "quit it with the disclaimers", "lay off the jargon".
-    r"|\b(?:stop|quit|cut it out|quit it) (?:it )?with (?:the|those|these|that|this|your|all)\b"
-    r"|\blay off (?:the|those|these|that|your)\b"
-    r"|\b(?:drop|ditch|lose|scrap|kill|cut|skip) (?:the|those|these|that|your|all (?:the|those))"
-    r" (?:[\w-]+ ){0,3}?[\w-]+(?= *(?:[,.;!—–]|$| thing| part| bit| stuff| rule| and\b| too\b"
-    r"| now\b| entirely\b| altogether\b| completely\b| for now\b| from now\b))"
-    # "Scrap the formal tone for supplier emails.": the rule named with its scope.
-    r"|\b(?:drop|ditch|scrap) (?:the|that|your) (?:(?!(?:at|to|in|on|off|with|from|by)\b)[\w-]+ )"
-    r"{0,2}?[\w-]+ for (?:the |any |all |our |my )?(?:(?!(?:at|to|in|on|off|with|from|by)\b)"
-    r"[\w-]+ ){0,2}[\w-]+(?= *(?:[,.;!—–]|$))"
-    r"|\bforget (?:about )?(?:the |those |these |all )?[\w-]+(?: [\w-]+)?"
-    r"(?= *(?:[,.;!]|$| entirely| altogether| completely| for now))",
-    r"不用再|不要再|别再|不再|不必再|无需再|取消|作废|算了(?!一?下|算|一遍)|撤销|撤回|就别[^，。；,;]{0,10}了"
-    # A Latin word counts as one character here: "不用每次都列checklist了".
-    r"|不用(?:[A-Za-z]+|[^，。；,;A-Za-z]){0,12}了|不需要(?:[A-Za-z]+|[^，。；,;A-Za-z]){0,10}了"
-    r"|不必(?:[A-Za-z]+|[^，。；,;A-Za-z]){0,10}了|别[^，。；,;]{0,8}了"
-    r"|去掉(?:这条|那条|这个要求)|忽略(?:之前|刚才|前面)|(?:就|可以|也)免了|去掉吧|省掉|不要了"
-    # A ban lifted outright: "感叹号随便用吧", "emoji随便加".
-    r"|随便(?:用|加|写|放|带)(?![^，。；]{0,3}[吗么？?])"
-    r"|(?:没(?:什么|啥)用|用不上)(?![^，。；]{0,3}[吗么？?])",
-)
+REVOKE = Lexicon.named("cues", "revoke")
 
 CHANGE = _table(
     (
@@ -520,71 +427,20 @@ CHANGE = _table(
     (1, r"控制在|现在|目前是|最新|已经不|不再|决定|定了|还是|提前了|推迟了|延后了|改期了|延期了"),
 )
 
-ASIDE = Lexicon(
-    r"\b(?:totally |completely |slightly )?unrelated\b|\bside (?:question|note|thing)\b"
-    r"|\brandom (?:question|thought|one|thing|aside)\b|\b(?:totally|completely|quick|slightly)"
-    r" random\b|^random\b|\bquick (?:trivia|tangent|one|rant|aside)\b|\btangent\b|\btrivia\b"
-    r"|\boff[- ]topic\b|\b(?:totally |completely )?different (?:topic|thing|question)\b"
-    r"|\bchanging the subject\b|\bswitching (?:topics|gears|subjects)\b"
-    r"|\bon (?:a|an) (?:(?:completely|totally"
-    r"|slightly|entirely) )?(?:unrelated|different|other|side|lighter) note\b|\bwhile i have you\b"
-    r"|\btell (?:me|us) a joke\b"
-    r"|\bany (?:good )?jokes\b|^fun fact\b|\bfun fact:|\bnothing to do with\b|\bquick rant\b"
-    r"|\bfunny (?:thing|story)\b|\bfunnily enough\b|\bnon-[\w-]+ (?:thing|question|topic)\b",
-    r"顺便问|顺便说|题外话|跟[^，。]{0,8}无关|说个别的|换个话题|笑话|闲聊|扯远了|八卦|跑题|插一句|问个别的"
-    r"|^话说(?!回来)|随便问|扯个|说来好笑|说个好玩的|说点别的",
-)
+ASIDE = Lexicon.named("cues", "aside")
 
 # A sentence whose subject is the other party ("they offer…", "Marcus
 # replied…") reports a position, it does not state the user's requirement.
-REPORTED = Lexicon(
-    r"^(?i:they|their|theirs)\b|^(?i:here'?s|here is) what (?i:they|their|his|her)\b"
-    # A name may carry its role ("Helen, our music director, thinks…").
-    r"|^(?:(?i:he|she)|[A-Z][a-z]+(?: [A-Z][a-z]+)?(?:, (?:our|my|the|his|her|their) [^,]{1,40},)?)"
-    r" (?:just |now |also )?(?:replied|said|says|came"
-    r" back|called|wrote|emailed|offer(?:s|ed)?|quoted|propos(?:es|ed)|suggest(?:s|ed)|told|asked"
-    r"|counter(?:s|ed)?|mentioned|thinks|claims|responded)\b",
-    r"^(?:他|她|他们|她们|对方|人家)(?:刚才|刚刚|又|也)?(?:说|回复|表示|提出|报价|反馈|觉得)"
-    # The subject carried over a comma ("他听得可认真了，说要去抓一只"): still their words.
-    r"|^(?:他|她|他们|她们)[^，。；！？,]{1,10}[，,](?:又|还|就|也|直)?(?:说|嚷着|吵着)(?:要|想)"
-    # The wish of someone named by role ("班主任王老师说想让…", "我妈觉得…"): theirs, not
-    # the user's decision. What they require ("周老师说那章要多引…") binds the user's work.
-    r"|^(?:[\u4e00-\u9fff]{0,5}(?:老师|主任|校长|经理|老板|领导|总监|客户|同事|师傅|姐|哥|阿姨|叔叔"
-    r"|妈妈|爸爸|婆婆|公公)|我(?:妈|爸|老公|老婆|婆婆|公公|领导|老板|同事|女儿|儿子))"
-    r"(?:刚才|刚刚|又|也|一直)?(?:说)?(?:觉得|希望|想让|想要|想)",
-    flags=0,
-)
-FIRST_PERSON = Lexicon(r"\b(?:we|we're|we'd|we'll|we've|i|i'm|i'd|i'll|i've|our|us)\b", r"我")
+REPORTED = Lexicon.named("cues", "reported")
+FIRST_PERSON = Lexicon.named("cues", "first_person")
 # Standing instructions survive even when phrased as a question ("Can you
 # always give prices in yen from now on?").
-STANDING = Lexicon(
-    r"\bfrom (?:now|here) on\b|\bgoing forward\b|\bfor the rest of\b|\balways\b|\bevery time\b",
-    r"以后|今后|往后|从现在|接下来都|每次|每(?:一)?(?:条|个|封|篇)(?:回复|回答|答复|回信|消息|邮件)",
-)
-# The user taking up what someone else asked for or offered: "…asked for $30 an
-# hour; she's worth it, so we'll do thirty", "we said yes", "fine by us", "就按她说的来",
+STANDING = Lexicon.named("cues", "standing")
+# The user taking up what someone else asked for or offered: "…wants $45 per
+# lesson; he's good, so we'll pay that", "we said yes", "fine by us", "就按她说的来",
 # "那就给他涨到五千吧". Not the user's own proposal ("we'll do the venue tour").
-ACCEPTING_EN = (
-    r"(?:^|[,;]\s*|\bso\s+|\bthen\s+)(?:ok(?:ay)?,?\s+)?we(?:'ll| will) (?:just )?"
-    r"(?:do|pay|match|meet|give (?:her|him|them))"
-    r" (?:it|that|this|(?:her|his|their) (?:number|price|rate|ask)"
-    r"|what (?:she|he|they) (?:asked|wants?|said)|[$€£]?\d[\d,.]*k?"
-    r"|(?:[a-z]+(?:teen|ty)(?:-[a-z]+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven"
-    r"|twelve))(?= *(?:[,.;!]|$))"
-    r"|\bwe said yes\b|\bfine by (?:us|me)\b|\b(?:we(?:'re| are)|i'?m) (?:fine|ok(?:ay)?) with"
-    r" (?:it|that)\b"
-)
-ACCEPTING_ZH = (
-    r"(?:就|那就)(?:按|照)(?:她|他|他们|她们|对方)(?:说的|的意思|的要求)"
-    r"|(?:就|那就)(?:给|依)(?:她|他|他们|她们)(?:吧|了)"
-)
-ACCEPTED = Lexicon(ACCEPTING_EN, ACCEPTING_ZH)
-AGREEMENT = Lexicon(
-    r"\baccept(?:s|ed)?\b|\bagree(?:s|d)?\b|\bapprov\w+|\bconfirm(?:s|ed)\b|\bsigned\b"
-    r"|\bit is[.!]?$|\bit'?s a deal\b|\bwe'?ll (?:take|go with)\b|\bbooked\b|\bsettled\b"
-    r"|\bdecided\b|" + ACCEPTING_EN,
-    r"同意|接受|批准|答应|定了|订好了|已预订|已确认|" + ACCEPTING_ZH,
-)
+ACCEPTED = Lexicon.named("cues", "accepted")
+AGREEMENT = Lexicon.named("cues", "agreement")
 
 CONFIRM = re.compile(
     r"^(?:yes|yep|yeah|yup|sure|ok(?:ay)?|correct|right|exactly|perfect|great|good|sounds good"
@@ -615,38 +471,15 @@ QUESTION_ZH = re.compile(
 
 # Going back to what was there before a change ("actually, back to the
 # original plan", "算了，还是按原来的来吧").
-RESTORE = Lexicon(
-    r"\b(?:go|going|switch|revert|change|move)(?:ing|ed)? back to (?:the )?(?:original|old|previous"
-    r"|earlier|first|initial|what (?:we|i) had)\b|\bback to (?:the )?(?:original|old|previous) "
-    r"(?:plan|one|version|value|setting)\b|\bundo (?:that|the last) change\b",
-    r"还是按原来的|还是用原来的|还是按之前的|还是用之前的|恢复原来的|改回原来的|改回去|按原计划|还是原来那个",
-)
+RESTORE = Lexicon.named("cues", "restore")
 # "Keep in mind…", "记一下：…": the user asks for this to be remembered.
-MEMO = Lexicon(
-    r"\bkeep in mind\b|\bremember that\b|\bnote that\b|\bfor the record\b|\bfyi\b"
-    r"|\bjust so you know\b|\bfor reference\b",
-    r"记一下|记住|记好|备注一下|你记着|别忘了|提醒一下|提醒你|注意一下",
-)
+MEMO = Lexicon.named("cues", "memo")
 # "You can use requests now", "公司名称可以出现了": a rule relaxed.
-PERMISSION = Lexicon(
-    r"\byou can (?:now )?(?:use|include|mention|add|go|book|skip|ignore)\b|\bfeel free to\b"
-    r"|\b(?:it'?s|that'?s|is|are) (?:fine|ok|okay|allowed) (?:to|now|again)\b|\bgo ahead and\b"
-    r"|\b(?:is|are) fine now\b|\bno problem (?:to|with)\b",
-    r"可以(?:用|出现|写|提|放|加|带|去)[^，。；]{0,6}了|也可以了|没关系了|随便(?:用|加|写|放|带)"
-    r"|允许[^，。；]{0,6}了",
-)
+PERMISSION = Lexicon.named("cues", "permission")
 # "My name is Tom", "我叫小林": who the user is.
-IDENTITY = Lexicon(
-    r"\bmy name is\b|\bi'?m called\b|\bi(?:'m| am) based in\b|\bi live in\b|\bi work (?:at|for"
-    r"|as)\b|\bcall me\b|\bmy (?:pronouns|time ?zone) (?:are|is)\b",
-    r"我叫|我的名字是|我姓|我住在|我在[^，。]{1,8}(?:工作|上班|上学|读书)|叫我",
-)
+IDENTITY = Lexicon.named("cues", "identity")
 # "Requirements:", "要求如下：" introduce a list whose lines are all rules.
-LIST_HEADER = Lexicon(
-    r"\b(?:requirements?|constraints?|rules?|conventions?|must-haves?|guidelines?|criteria|specs?)"
-    r"\b[^:]{0,20}:$",
-    r"(?:要求|规则|限制|注意事项|约定|需求|条件|规矩)[^：:]{0,6}[：:]$",
-)
+LIST_HEADER = Lexicon.named("cues", "list_header")
 
 # "Give me the complete list of everything we settled", "把所有要求完整列一遍": a
 # request to recap memory. It and its qualifiers ("only what's current", "以最新
@@ -665,7 +498,7 @@ _RECAP_ALL_EN = re.compile(
 _RECAP_ZH = re.compile(
     r"(?:完整|全部|所有|最终|整体)[^。！？]{0,40}(?:列|整理|总结|汇总|梳理|清单)"
 )
-# Not "你给我的所有方案和清单都用表格": what you give me, a rule about every answer.
+# Not "你给我的所有报价和对比都用列表": what you give me, a rule about every answer.
 _RECAP_ASK_ZH = re.compile(r"帮我(?!的)|给我(?!的)|你把|麻烦你|请你|你(?:再)?(?:列|整理|总结)")
 
 
@@ -677,13 +510,7 @@ def recap_request(text: str) -> bool:
     return cjk and bool(_RECAP_ZH.search(text)) and bool(_RECAP_ASK_ZH.search(text))
 
 
-CONTINUATION = Lexicon(
-    r"^(?:instead|just|only|rather|then|otherwise|but)\b",
-    # Not "先说个规矩：…", "先跟你说好": that opens a new point, it continues nothing.
-    # Nor "再提醒一下…", "再强调一下…": a reminder of an earlier point, not this one's next step.
-    r"^(?:先(?!说|问|讲|聊|提|跟你|和你|给你|交代)|再(?!提醒|强调|重申|说一[下遍句]|确认一下)"
-    r"|然后|而是|直接|改成|只要|否则)",
-)
+CONTINUATION = Lexicon.named("cues", "continuation")
 
 FILLER = re.compile(
     r"^(?:(?:oh|and|also|so|btw|by the way|anyway|plus|ok(?:ay)?|alright|well|yes|yeah|yep|right"
@@ -735,7 +562,7 @@ def _strength(table: Table, text: str) -> int:
 
 
 # A clause saying what the speaker fears might happen names a change nobody decides:
-# "不要勾服从调剂，怕调到护理", "book early in case they move it to Friday".
+# "别选靠过道的座位，怕半夜被吵醒", "book early in case they move it to Friday".
 _FEARED = re.compile(
     r"(?<![恐哪])(?:怕|担心|害怕|生怕|以免|免得|省得)[^，。；,;！？!?]*"
     r"|\b(?:in case|for fear|afraid|worried|lest)\b[^,.;!?]*"
@@ -756,12 +583,7 @@ _TOPIC_NOW = re.compile(
 
 
 # "My friend asked if…", "小杨问我能不能…": a question, only reported.
-_ASKED = Lexicon(
-    r"\b(?:asked|asks|asking|wondering|wonders|wants to know|wanted to know)(?: me| us| you)?"
-    r" (?:if|whether|what|how|why|when|where|who|which)\b",
-    r"问(?:我|我们|你)?[，,：:]?(?:能不能|可不可以|要不要|会不会|是不是|有没有|行不行|可以不"
-    r"|[^，。；]{0,10}[吗么]|[^，。；]{0,8}([\u4e00-\u9fff])不\1)",
-)
+_ASKED = Lexicon.named("cues", "asked")
 
 
 def asked(text: str) -> bool:
@@ -769,25 +591,14 @@ def asked(text: str) -> bool:
     return bool(_ASKED.search(text))
 
 
-# "Why did you set P1? Priority is Mei's call": a challenge, not a question to
+# "Why did you mark it urgent? Urgency is Omar's call": a challenge, not a question to
 # answer; what follows it is the correction, not an elaboration of a question.
-CHALLENGE = Lexicon(
-    r"^(?:(?:hold on|wait|hey|whoa|um+|hmm+|uh)[,!.]* )*(?:why (?:did|would|are|do|have) you"
-    r"|who (?:told|asked) you|since when|what are you doing|where did you get)\b",
-    r"(?:你怎么|你为什么|为什么你|谁让你|谁叫你|干嘛要|你咋)",
-)
+CHALLENGE = Lexicon.named("cues", "challenge")
 
 
 # "Annual billing gets 2 months free, right?", "定金就收三成，没问题吧？": a statement
 # put up for a nod. What comes before the tag is the user's proposal, not a question.
-_CHECK_TAG = Lexicon(
-    r"[,;—–-]\s*(?:(?:that'?s |is that |sounds? |that )?(?:right|correct|fair|ok(?:ay)?|good|fine)"
-    r"|yeah|yes|no|agreed|isn'?t (?:it|that)|aren'?t (?:they|we)|don'?t (?:they|we|you think)"
-    r"|doesn'?t (?:it|that)|won'?t (?:it|that)|makes sense|(?:that|it) works)\s*[?？]$",
-    # "…，应该没问题吧？" worries aloud about a fact: a real question.
-    r"[，,、]?\s*(?<!应该)(?<!应当)(?:没问题吧|对吧|是吧|行吧|可以吧|没错吧|没毛病吧|合理吧|不过分吧"
-    r"|对不对|行不行|可以不|好不好)\s*[？?]$",
-)
+_CHECK_TAG = Lexicon.named("cues", "check_tag")
 
 
 def check_question(text: str) -> bool:
@@ -821,33 +632,12 @@ _PREAMBLE = re.compile(r"^[^:：]{1,40}[:：]\s*")
 # "My coworker says I should never…", "朋友说我应该…": a peer's advice to the
 # user, reported; the user has not adopted it (an authority's ruling, "the
 # vet says no dairy", is not advice from a peer and stays a requirement).
-_PEER_ADVICE = Lexicon(
-    # A named person's opinion of what we should do ("Helen, our music director,
-    # thinks we should charge more"): their view until the user takes it up.
-    r"^(?-i:[A-Z])[a-z]+(?:, (?:our|my|the|his|her|their) [^,]{1,40},)? (?:really |also )?"
-    r"(?:thinks|reckons|feels) (?:that )?(?:i|we) (?:should|ought to)\b"
-    r"|^(?:(?:my|our|a) (?:\w+ )?(?:co-?workers?|colleagues?|friends?|buddy|buddies|neighbou?rs?"
-    r"|cousins?|uncles?|aunts?|brother-in-law|sister-in-law|in-laws?|roommates?|classmates?)"
-    r"|(?:some|a) (?:guy|people|someone|folks?)(?: at work| online| on reddit)?|everyone|people)"
-    r" (?:\w+ )?(?:says?|said|thinks?|thought|reckons?|swears?|told me|tells me|insists?"
-    r"|keeps? saying)"
-    r"(?: that)? (?:i|we|you) (?:should|shouldn'?t|need to|have to|must|ought to|never|always"
-    r"|can'?t|could)\b",
-    r"^(?:我)?(?:的)?(?:同事|朋友|邻居|同学|室友|亲戚|网友|网上|有人|别人|大家)[^，。；我]{0,4}"
-    r"(?:说|觉得|建议|讲|劝)(?:我|我们)?(?:应该|最好|得|要|别|不要|不能|一定)",
-)
+_PEER_ADVICE = Lexicon.named("cues", "peer_advice")
 
 
 # "我同事去年把她的猫寄养了两周…", "A friend of mine once did a 10-day cruise…": what
 # happened to someone else, told as a story; its values are theirs, not the plan's.
-_ANECDOTE = Lexicon(
-    r"^(?:(?:my|our|a) (?:\w+ )?(?:co-?workers?|colleagues?|friends?|neighbou?rs?|cousins?"
-    r"|sisters?|brothers?|aunts?|uncles?|roommates?|classmates?)|a friend of (?:mine|ours))"
-    r"\b[^.;!?]{0,30}?\b(?:last (?:year|month|summer|winter|spring|autumn|fall|time)|once"
-    r"|\w+ years? ago|back in|used to)\b",
-    r"^(?:我)?(?:的)?(?:同事|朋友|邻居|同学|室友|亲戚|表姐|表哥|表妹|表弟|堂姐|堂哥|姐姐|哥哥|妹妹|弟弟)"
-    r"[^，。；我]{0,8}?(?:去年|前年|上次|以前|之前|上个月|那年|当年|有一次)",
-)
+_ANECDOTE = Lexicon.named("cues", "anecdote")
 
 
 def _reported(text: str) -> bool:

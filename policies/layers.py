@@ -95,7 +95,7 @@ def render_item_line(item: MemoryItem) -> str:
 
 # Items whose text is a rule with its reasons around it, or a revised value
 # with why it changed. A fact, a name or a goal has no such core: each of
-# its clauses may be what is asked back ("…，寿宴已经在咸亨酒店订好包间了，中午那顿").
+# its clauses may be what is asked back ("…，毕业聚餐已经在湖边那家馆子订了大厅，晚上那场").
 _RULE_TYPES = frozenset({"directive", "constraint", "preference", "state"})
 
 

@@ -3,7 +3,7 @@
 People give the size of the group a plan is for early ("全公司大概120人", "we'll be
 about 40 guests", "现在员工一共6个人") and later the count as it stands, often with
 another wording and with no change cue, sometimes inside a request: "报名表收齐了，
-138人", "到时候7个人的工资表你帮我排一下", "we're at 46 people in total now". The
+138人", "下个月9个人的排班表你帮我弄一下", "we're at 46 people in total now". The
 counted word differs (人 / 个人, guests / people), so nothing links the two and the
 old count stays current next to the new one.
 
@@ -143,7 +143,7 @@ def recount_replacements(
     new_id: Callable[[], str],
 ) -> Relative:
     """A recount said in a sentence that is no statement of its own (a request, `read`
-    holding the statements): "到时候7个人的工资表，你帮我想想怎么排". A statement is
+    holding the statements): "下个月9个人的排班表，你帮我想想怎么分". A statement is
     left to the resolver."""
     out = Relative()
     old_item = sole_count(live)

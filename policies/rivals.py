@@ -26,30 +26,13 @@ from policies.values import Value, extract_values, numeric_closeness, value_sign
 
 # "…, so keys come on the 14th. Book the van for the 14th then.", "那就按三万来做吧":
 # what follows from news just told is the plan now.
-CONSEQUENCE = Lexicon(
-    r"\bthen[.!]?$|(?:^|[,;:] ?)so (?:let'?s|we'?ll|we will|we should|please|make it|book|plan)\b"
-    r"|\blet'?s\b[^.;!?]{0,60}\bthen\b",
-    r"那就|那我们就|那咱们就|那么就|那就按|就按[^，。；]{0,12}(?:来|吧)"
-    # "那我6月25号晚上就送过去吧": the new value between the subject and 就.
-    r"|那(?:我|我们|咱们|咱)[^，。；！？]{1,12}?就",
-)
+CONSEQUENCE = Lexicon.named("rivals", "consequence")
 # "一共要五十二本", "sixty-one in total": a count restated as the whole.
-TOTAL = Lexicon(
-    r"\bin total\b|\baltogether\b|\ball told\b|\ball in all\b|\btotal of\b|\bthe total is\b"
-    r"|\b(?:comes|works|adds) (?:out |up )?to\b",
-    # "算下来…四十天", "正好十期": a count worked out from the plan.
-    r"一共|总共|总计|合计|加起来|总数|总人数|算下来|正好(?=[一二两三四五六七八九十百\d])",
-)
+TOTAL = Lexicon.named("rivals", "total")
 # "RSVPs closed at ninety-eight", "fourteen trainees confirmed", "seats fourteen, so
 # that's our number", "确定来三十五位", "最终定了12个": a figure given as settled,
 # the count the plan now uses (not "not confirmed yet", "还不确定").
-SETTLED = Lexicon(
-    r"(?<!not )(?<!un)\bconfirmed\b(?! yet)|\bclosed at\b"
-    r"|\bfinal (?:count|number|tally|headcount)\b"
-    r"|\bthat'?s (?:our|the|my) (?:new )?(?:number|figure|count|headcount|total)\b"
-    r"|(?:^|[,;:—–-] ?)so that'?s (?:what|the number|the figure)\b",
-    r"(?<![不没未])(?:确定|确认)(?!了吗|吗|没|不)|最终|敲定|定下来|落实了|截止(?:时|到)?[^，。]{0,6}(?:共|有)",
-)
+SETTLED = Lexicon.named("rivals", "settled")
 # A rival must be close enough to be the same setting adjusted (10月11号 → 10月18号,
 # 45 → 52 copies), not a value of another scale.
 _CLOSE = 0.5

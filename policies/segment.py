@@ -187,8 +187,8 @@ _CLAUSE_START = re.compile(r".*[，,;；:：。.!?！？]\s*", re.DOTALL)
 
 def drop_retracted(text: str) -> str:
     """The statement with the value taken back mid-sentence left out, for display:
-    "EIN 84-2219047 — wait no, 84-2291047" -> "EIN 84-2291047"; "周六上午9点到下午5点，
-    哦不对，周六只开到下午3点" -> "周六只开到下午3点"; "138 1234 5678，不对，尾号是5687" ->
+    "EIN 84-2219047 — wait no, 84-2291047" -> "EIN 84-2291047"; "周日早上8点到中午12点，
+    哦不对，周日只营业到11点" -> "周日只营业到11点"; "138 1234 5678，不对，尾号是5687" ->
     "138 1234 5687". The corrected value always stays."""
     parts = _part_fixes(text)
     for start, _end, fixed, fix_end in reversed(parts):

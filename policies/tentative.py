@@ -1,8 +1,8 @@
 """A provisional value replaced by a later concrete one for the same thing (zh + en).
 
-People often put a value down provisionally ("回程先定5月5日吧", "返程暂定周日",
+People often put a value down provisionally ("开工先定3月2日吧", "验收暂定周五",
 "let's tentatively say March 12 for the tasting") and later name the real one
-without any change cue, often inside a request: "5月6日回北京的票你帮我看看",
+without any change cue, often inside a request: "3月4日进场的材料你帮我列一下",
 "book the tasting for March 14". The request is no requirement of its own, and
 without a cue the resolver does not link the two, so the provisional value stays
 current and the real one is lost.

@@ -284,7 +284,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     # A price offered or asked in a negotiation, its currency (and often its 万) left
-    # off: "对方要是出到两百九我就签", "他开价三百一", "还到280就成交".
+    # off: "买家要是给到一百八我就卖", "他开价三百一", "还到280就成交".
     (
         "money",
         re.compile(

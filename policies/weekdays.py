@@ -1,16 +1,16 @@
 """One day of a weekly schedule moved, the rest kept (zh + en).
 
-A schedule that names several weekdays ("streams every Tuesday and Thursday
-at 8pm", "每周二、四晚上八点直播") is often changed one day at a time: "move
-the Thursday one to Friday, the rest stays", "周四那场挪到周五吧，其他不变".
+A schedule that names several weekdays ("choir practice every Monday and
+Wednesday at 7pm", "每周一、三晚上七点上课") is often changed one day at a time:
+"move the Wednesday one to Thursday, the rest stays", "周三那节课换到周四，别的照旧".
 The sentence names two days and no other value, so the revision resolver
 cannot tell which item it changes, and the old schedule stays current with
-its Thursday.
+the day that moved.
 
 Here such a move is read (the old day, a moving verb, the new day), the one
 live item whose schedule lists the old day among others is found, and it is
 restated with that day swapped, plus where the change came from:
-"每周二、五晚上八点直播（周四→周五：“周四那场挪到周五吧”）". The old item is
+"每周一、四晚上七点上课（周三→周四：“周三那节课换到周四”）". The old item is
 superseded, so the stale filter marks old mentions of it. When no item, or
 more than one, lists the old day among others, nothing happens: a single-day
 schedule moved ("put the sessions on Tuesdays then") is the resolver's.

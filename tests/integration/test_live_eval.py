@@ -25,7 +25,7 @@ from proxy.stub_upstream import Fault
 from proxy.tokens import TokenCounter
 from proxy.upstream import Upstream
 
-ASK = "Please list everything we finally agreed for the swap."
+ASK = "Please give me a rundown of what we settled for the swap."
 RAW_ANSWER = "The swap is on Saturday the 14th at the library annex; bring up to five books."
 MANAGED_ANSWER = "Sunday the 15th at the library annex, at most five books each."
 

@@ -331,7 +331,7 @@ def test_with_tiktoken_cl100k(monkeypatch: pytest.MonkeyPatch) -> None:
         messages += [msg("assistant", f"Round {r} plan: steamed fish, no peanuts. " * 4)]
     messages.append(msg("user", "把所有要求完整列一遍：坚果过敏、预算和控糖。"))
     items = [
-        item("nut", "小儿子对坚果过敏，花生也算", 1, importance=1.0),
+        item("nut", "小女儿对坚果过敏，榛子酱也不能碰", 1, importance=1.0),
         item("budget", "每周买菜预算450元", 30, replaces="600元"),
         item("sugar", "老公控糖，主食和甜的少一点", 1),
     ]

@@ -1,5 +1,5 @@
-"""A choice stated as made and then asked about ("她选的是物理+化学+生物，这样医学类应该都能
-报吧？", "We went with the oak floor, so the budget still works, right?"): the question
+"""A choice stated as made and then asked about ("他报的是钢琴+乐理，这样明年考级应该都赶得
+上吧？", "We went with the oak floor, so the budget still works, right?"): the question
 is answered, but the choice is a fact of the plan and is kept. Our own sentences;
 look-alikes that ask about the choice itself or only suppose it are not kept."""
 

@@ -37,7 +37,7 @@ def test_condition_after_a_question_still_binds() -> None:
     # not a soft scope of the question before it ("Any ideas? Budget is pizza.")
     message = "Any ideas for the class trip? Two of the kids get carsick."
     assert any("carsick" in st.text for st in read_statements(message, _TOPIC, opening=False))
-    message = "这样医学类应该都能报吧？另外，孩子有轻度色弱。"
+    message = "这样周末的课应该都排得开吧？另外，孩子有轻度色弱。"
     assert any("色弱" in st.text for st in read_statements(message, _TOPIC, opening=False))
 
 

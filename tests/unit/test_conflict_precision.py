@@ -106,20 +106,20 @@ def test_a_price_of_another_thing_far_off_is_no_conflict() -> None:
 
 def test_a_comment_with_a_shared_word_is_no_conflict() -> None:
     zh = fold(
-        "锦江那家车队绝对不行，别让他们来投标。",
-        "一年够看出一家车队行不行了，签长了万一不行又是麻烦。",
+        "城西那家保洁公司绝对不行，别让他们来报价。",
+        "半年够看出一家保洁公司行不行了，合同签久了出问题更麻烦。",
         zh=True,
     )
-    assert status_of(zh, "锦江那家车队绝对不行") == "active"
+    assert status_of(zh, "城西那家保洁公司绝对不行") == "active"
 
 
 def test_a_table_of_data_is_not_the_table_format() -> None:
     items = fold(
-        "One thing I care about: never more than four bullets on a slide.",
+        "What matters to me: no more than four bullets on a slide, ever.",
         "Basically: every attendee record lives in a versioned table in our CRM, with a "
         "diet column, and a naming convention like team__name.",
     )
-    assert status_of(items, "never more than four bullets") == "active"
+    assert status_of(items, "no more than four bullets") == "active"
 
 
 # --- real contradictions ---------------------------------------------------------------
@@ -161,10 +161,10 @@ def test_a_narrower_permission_does_not_reverse_a_ban() -> None:
 
 def test_a_rule_dropped_as_not_helping_is_revoked() -> None:
     items = fold(
-        "End every answer with a short list of open questions for me.",
+        "Close each reply with a brief list of open questions I should answer.",
         "Honestly the lists of open questions aren't helping, I never read them.",
     )
-    assert status_of(items, "End every answer with a short list") == "revoked"
+    assert status_of(items, "Close each reply with a brief list") == "revoked"
     zh = fold(
         "每次回复最后都附一个待办清单。",
         "那个待办清单没什么用，我从来不看。",

@@ -77,7 +77,7 @@ def item(
 
 def test_a_fact_keeps_its_line_whole() -> None:
     # Each clause of a fact may be what is asked back: no core.
-    fact = item("f", "外婆今年90岁，寿宴已经在咸亨酒店订好包间了，中午那顿。", "fact")
+    fact = item("f", "爷爷今年80岁，寿宴订在江边那家酒楼的大厅，晚上那场。", "fact")
     assert core_line(fact) == render_item_line(fact)
     rule = item("r", "Drop the tables, they break on my phone, just use short bullet points.")
     assert core_line(rule) == "- [constraint] Drop the tables, just use short bullet points."

@@ -236,10 +236,10 @@ def test_a_weekday_in_passing_is_not_revised_with_a_date() -> None:
 
 def test_a_floor_price_is_a_rule_even_before_a_question() -> None:
     active = active_values(
-        ["我想把老家的车库卖掉。", "我的底价是18万，低于这个不卖。现在该怎么卖？"],
+        ["我想把老家的车库卖掉。", "车库底价定在18万，低于这个数不卖。现在挂哪个平台好？"],
         "你是一个帮人处理家事的助手。",
     )
-    assert any("底价是18万" in v for v in active)
+    assert any("底价定在18万" in v for v in active)
 
 
 def test_zh_agent_named_after_a_comma() -> None:

@@ -100,7 +100,7 @@ def test_a_value_span_holds_no_trailing_space() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "另外有个要求：你给我的所有方案和清单都用表格，方便我转发。",
+        "再提一点：你给我的所有报价和对比都用列表，方便我转给同事。",
         "还有一条：你帮我的所有整理都写成三段以内。",
     ],
 )

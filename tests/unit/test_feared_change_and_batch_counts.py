@@ -19,8 +19,8 @@ def test_feared_change_is_no_change_cue() -> None:
 
 
 def test_new_rule_beside_a_feared_change_keeps_the_older_rule() -> None:
-    first = "建筑类专业里，城规和风景园林都可以，古建筑修复不要，她不喜欢。"
-    second = "建筑类的那几个专业组不要勾服从调剂，怕调到土木，她说宁可复读。"
+    first = "宿舍楼里，东区和南区都可以，北区不要，他嫌远。"
+    second = "南区的那几栋楼不要选一楼，怕被换到北区，他说宁可晚点入住。"
     lines = active_values([first, second])
     assert first in lines
     assert second in lines

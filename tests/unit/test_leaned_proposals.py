@@ -1,5 +1,5 @@
 """A proposal put up for an opinion and then leaned to ("年满50岁的加一个骨密度检测，你觉得
-有必要吗？我倾向于加", "Add a second photographer, what do you think? I'm leaning yes") is
+值不值得？我个人倾向于加", "Add a second photographer, what do you think? I'm leaning yes") is
 the user's plan. Our own sentences, and look-alikes that must not trigger."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ def _kept(message: str) -> list[str]:
 
 def test_proposal_leaned_to_is_kept_zh() -> None:
     kept = _kept(
-        "还有，年满50岁的同事加一个骨密度检测，你觉得有必要吗？我倾向于加，好几个老同事腰不好。"
+        "还有，年满50岁的同事加一个骨密度检测，你觉得值不值得？我个人倾向于加，好几个老同事腰不好。"
     )
     assert any("骨密度" in t and "倾向" in t for t in kept)
 

@@ -12,7 +12,7 @@ from tests.unit.extraction_support import active_values
 
 _ZH = "你好，我在老家帮爸妈做直播卖土蜂蜜。"
 _EN = "Hi, I help my parents sell honey from our farm on livestreams."
-_ZH_RULE = "还有每次回答最后用一句话总结，我直接念给爸妈听。"
+_ZH_RULE = "另外每条回复最后加一句话总结，我好直接念给爸妈听。"
 _EN_RULE = "At the end of every answer, add a one-line summary I can read to my parents."
 
 

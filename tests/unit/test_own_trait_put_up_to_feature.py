@@ -1,5 +1,5 @@
 """What the user's own product or practice is, put up for whether to feature it:
-"我们家的蜜不加糖…，这个要不要在直播里重点讲？", "Our honey is never heated, should
+"我们家的蜜不加糖…，这点要不要在直播时多提一下？", "Our honey is never heated, should
 I mention that on stream?". The trait is theirs whatever the answer: kept as a fact.
 Not someone else's practice, not a question about the practice itself, not a
 supposition.
@@ -18,7 +18,7 @@ _EN = "Hi, I help my parents sell honey from our farm on livestreams."
 @pytest.mark.parametrize(
     ("opening", "message", "kept"),
     [
-        (_ZH, "我们家的蜜不加糖，也不兑水，都是自己摇的，这个要不要在直播里重点讲？", "不兑水"),
+        (_ZH, "我们家的蜜不加糖，也不兑水，都是自己摇的，这点要不要在直播时多提一下？", "不兑水"),
         (
             _EN,
             "Our honey has no added sugar and is never heated, should I mention that on stream?",
@@ -38,7 +38,7 @@ def test_own_trait_before_a_feature_ask_is_kept(opening: str, message: str, kept
 @pytest.mark.parametrize(
     ("opening", "message"),
     [
-        (_ZH, "别人家的蜜都兑水，这个要不要在直播里讲？"),
+        (_ZH, "别人家的蜜都兑水，这点要不要在直播时提一下？"),
         (_ZH, "我们家的蜜要不要先加热再装瓶？"),
         (_EN, "If our honey has no added sugar, should I mention that?"),
         (_EN, "The shop down the road heats its honey, should I mention that on stream?"),

@@ -197,11 +197,11 @@ def test_an_ask_not_taken_up_leaves_the_value(lines: list[str], old: str) -> Non
 def test_example_words_do_not_pick_the_item_revised() -> None:
     memory = _after([
         "Health notes: Leo has a peanut allergy.",
-        "Stop numbering the paragraphs. Use short headed sections instead, like "
-        '"Meals", "Naps", "Health".',
+        "Stop numbering the paragraphs. Switch to little titled blocks, for "
+        'example "Meals", "Naps", "Health".',
     ])  # fmt: skip
     assert "peanut allergy" in memory
-    assert "headed sections" in memory
+    assert "titled blocks" in memory
 
 
 # -- a value proposed inside a question --------------------------------------------------

@@ -1,6 +1,6 @@
 """Someone else's wish whose subject is carried over a comma (zh drops it).
 
-"她听得可认真了，说要去抓一只看看": the second clause is still her words, a
+"她看完动画片可兴奋了，说要去养一只": the second clause is still her words, a
 child's or a colleague's wish, not a requirement of the user. A clause where the
 user speaks ("我说要…") or sets a rule about that person ("他年纪小，营地一定要…")
 is the user's own.
@@ -14,7 +14,7 @@ OPENING = "孩子今年8岁，喜欢画画。"
 
 
 def test_carried_subject_wish_is_not_a_requirement() -> None:
-    values = active_values([OPENING, "她听得可认真了，说要去抓一只看看。"])
+    values = active_values([OPENING, "她看完动画片可兴奋了，说要去养一只。"])
     assert values == [OPENING]
 
 

@@ -321,14 +321,14 @@ def test_the_counted_noun_alone_does_not_tie_a_sentence_to_the_old_count() -> No
 def test_short_note_quotes_the_clause_with_the_new_value() -> None:
     f = StaleFilter(
         _pair(
-            "每章3000字左右，每天晚上8点更新。",
-            "编辑说短章节完读率更高，还是每章2500字吧，别写3000了。",
+            "每篇周报1500字左右，每周五下午5点发。",
+            "领导说短一点大家才会看完，还是每篇1000字吧，别写1500了。",
         )
     )
     quoted: set[str] = set()
-    f.clean(["每章3000字左右。"], quoted)  # the first quote is in full
-    second = f.clean(["我们之前说每章3000字左右。"], quoted)[0]
-    assert "2500字" in second
+    f.clean(["每篇周报1500字左右。"], quoted)  # the first quote is in full
+    second = f.clean(["我们之前说每篇周报1500字左右。"], quoted)[0]
+    assert "1000字" in second
 
 
 def test_short_note_quotes_what_to_do_instead_not_the_reason() -> None:
@@ -409,17 +409,17 @@ def test_a_length_of_time_does_not_revise_another_measure() -> None:
     )
     assert has(en, "two weeks")
     zh = fold(
-        "老公被公司调到慕尼黑总部工作，合同三年。",
-        "机票改签了，我们全家换成10月27号的航班，晚两周。",
+        "妻子被派到新加坡分部工作，合同两年。",
+        "船票改了，我们一家改成11月3号的班次，晚两周。",
         zh=True,
     )
-    assert has(zh, "合同三年")  # a shift of two weeks is no length of the contract
+    assert has(zh, "合同两年")  # a shift of two weeks is no length of the contract
 
 
 def test_a_friends_story_does_not_revise_the_plan() -> None:
     zh = fold(
         "这次寄养计划5周，6月28号送过去。",
-        "我同事去年把她的猫放在宠物店寄养了两周，回来以后应激了。",
+        "我邻居前年把他的狗送到训犬基地住了两周，接回来以后瘦了一圈。",
         zh=True,
     )
     assert has(zh, "寄养计划5周")
@@ -445,7 +445,7 @@ def test_people_counted_under_another_name_are_one_headcount() -> None:
 
 def test_en_a_cap_on_volunteers_revised_by_a_settled_count_of_trainees() -> None:
     items = fold(
-        "The new tutor cohort is up to 18 volunteers, with sessions on Saturday mornings.",
+        "The coding club takes up to 18 volunteers, and we meet on Sunday afternoons.",
         "Keep each reply under 200 words too.",
         "The church hall seats fourteen trainees with tables for pairs, so that's our number.",
     )
@@ -482,9 +482,9 @@ def test_an_unsettled_or_other_count_revises_no_headcount() -> None:
 
 def test_an_amount_in_reach_is_the_sole_rival_when_others_are_far() -> None:
     items = fold(
-        "Our goal is to raise $3,000 for the food bank.",
-        "Helen thinks we should charge $30 a ticket.",
-        "The food bank's shortfall is five grand, so that's the number we're going after.",
+        "Our goal is to raise $3,000 for the animal shelter.",
+        "Priya thinks we should charge $30 a ticket.",
+        "The animal shelter's shortfall is five grand, so that's the number to aim at.",
     )
     assert has(items, "five grand")
     assert not stale_live(items, "$3,000", "five grand")
@@ -495,14 +495,14 @@ def test_an_amount_in_reach_is_the_sole_rival_when_others_are_far() -> None:
 
 def test_en_dropping_one_side_of_a_register_replaces_the_rule_that_took_it() -> None:
     items = fold(
-        "Standing rule: keep all public-facing copy strictly formal, it goes in the newsletter.",
-        "The food bank wants its charity number on every ticket and flyer.",
-        "Drop the formal register — for everything public I want it warm and chatty. "
-        "Redo the ticket section that way.",
+        "Standing rule: every customer-facing post stays strictly formal, the council reposts it.",
+        "The council wants its licence number on every poster and leaflet.",
+        "Forget the formal tone — for anything customers see I want it warm and chatty. "
+        "Redo the poster text that way.",
     )
     assert has(items, "warm and chatty")
     assert not has(items, "strictly formal")
-    assert has(items, "charity number on every ticket")
+    assert has(items, "licence number on every poster")
 
 
 def test_the_opposite_choice_said_as_enough_replaces_the_rule() -> None:
@@ -531,11 +531,11 @@ def test_the_opposite_said_bare_stays_a_conflict_to_confirm() -> None:
 
 def test_zh_a_revocation_holding_a_latin_word_revokes_the_rule() -> None:
     items = fold(
-        "你以后每次回复最后都给我列个checklist，我怕漏东西。",
-        "以后不用每次都列checklist了，太长了，你正常回就好。",
+        "以后每次回答结尾都帮我列个checklist，我怕忘事。",
+        "以后不用每次都列checklist了，太占地方，你正常回就好。",
         zh=True,
     )
-    assert not has(items, "都给我列个checklist")
+    assert not has(items, "都帮我列个checklist")
 
 
 # -- a third party's news relayed by the user -------------------------------------------

@@ -58,9 +58,9 @@ def test_en_an_unrelated_sentence_with_the_same_small_number_is_left_alone() -> 
 
 
 def test_the_short_form_is_the_clause_with_the_new_value() -> None:
-    old = "每章3000字左右。"
-    new = "编辑说现在短章节完读率更高，还是每章2500字吧，别写3000了。"
-    assert _short_form(new, {"每章"}, old) == "还是每章2500字吧"
+    old = "每篇1500字左右。"
+    new = "领导说现在短一点大家才会看完，还是每篇1000字吧，别写1500了。"
+    assert _short_form(new, {"每篇"}, old) == "还是每篇1000字吧"
     old = "Keep the hotel under $180 a night."
     new = "The ones under $180 a night all had awful reviews, so raise the hotel cap to $240."
     assert _short_form(new, {"hotel"}, old) == "so raise the hotel cap to $240"

@@ -71,18 +71,18 @@ def test_summary_is_incremental_earlier_chunks_stay_byte_identical() -> None:
 
 
 def test_superseded_value_is_annotated_with_the_current_one_on_the_same_line() -> None:
-    old = item("old", "We're aiming for a 3-year term, mainly to lock in pricing.", 0)
-    new = item("new", "So we're going for a 2-year term instead.", 6, replaces="3-year term")
+    old = item("old", "We're planning a 12-month lease, mostly to keep the rent fixed.", 0)
+    new = item("new", "So we'll take a 6-month lease instead.", 6, replaces="12-month lease")
     old.status, old.superseded_by = "superseded", "new"
     turns = [
-        turn(0, "user", "We're aiming for a 3-year term, mainly to lock in pricing."),
-        turn(1, "assistant", "Noted: a 3-year term keeps the price fixed for longer."),
+        turn(0, "user", "We're planning a 12-month lease, mostly to keep the rent fixed."),
+        turn(1, "assistant", "Noted: a 12-month lease keeps the rent fixed for longer."),
     ]
     chunk = RuleSummarizer().summarize([], dated(turns), 0, 2)
     lines = "\n".join(render_chunks([chunk], StaleFilter([old, new]))).splitlines()
-    stale = [ln for ln in lines if "3-year" in ln]
+    stale = [ln for ln in lines if "12-month" in ln]
     assert stale, lines
-    assert all("2-year term" in ln for ln in stale)
+    assert all("6-month lease" in ln for ln in stale)
     # The assistant's restatement is dropped rather than annotated.
     assert not any(ln.startswith("assistant:") for ln in lines)
 

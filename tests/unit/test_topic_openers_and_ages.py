@@ -62,9 +62,9 @@ def test_the_nearby_amount_in_a_sentence_is_revised() -> None:
     values = active_values(
         [
             "We aim to raise $8,000, seats $40.",
-            "The shelter needs ten grand, so that's the number we're going after.",
+            "The shelter needs ten grand, so that's the number to aim at.",
         ]
     )
     assert "We aim to raise $8,000, seats $40." not in values
-    assert "The shelter needs ten grand, so that's the number we're going after." in values
+    assert "The shelter needs ten grand, so that's the number to aim at." in values
     assert any("$40" in v for v in values)  # the seat price still holds

@@ -1,4 +1,4 @@
-"""One day of a weekly schedule moved, the rest kept ("周四那场挪到周五吧，其他不变")."""
+"""One day of a weekly schedule moved, the rest kept ("周三那节课换到周四，别的照旧")."""
 
 from __future__ import annotations
 

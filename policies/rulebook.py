@@ -1,0 +1,152 @@
+"""Named cue rules kept as data, one file per language and module.
+
+`policies/rules/<lang>/<module>.yaml` maps a rule's name to its pattern and the
+sentences it must and must not match:
+
+    challenge:
+      note: why the rule exists, in principle
+      any:                      # branches, joined with "|" (or `pattern:` as one string)
+        - '^why did you\\b'
+      ignore_case: true         # default for en; zh has no case
+      also: [accepted]          # other rules of the file appended as branches
+      must: ['Why did you move the meeting?']
+      must_not: ['Why is the sky blue?']
+
+A rule may be a row of a weighted cue table (`table: directive`, `weight: 3`): the
+rows of one weight are joined into one alternation per language, strongest first, and
+run on lower-cased text, so their examples are lower-cased before matching. A
+top-level `fragments:` mapping names pieces that patterns include as `{=name}`.
+
+The examples are sentences written for the rule, never taken from an evaluation
+set (`tests/unit/test_no_eval_copies.py` checks), and `tests/unit/test_rule_examples.py`
+runs every one of them. Files are read on first use, not at import: importing a policy
+module costs no I/O and no regex compilation.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+RULES_DIR = Path(__file__).with_name("rules")
+LANGUAGES = ("en", "zh")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One named pattern of one language, with the examples that pin it down."""
+
+    module: str
+    lang: str
+    name: str
+    source: str
+    ignore_case: bool
+    must: tuple[str, ...]
+    must_not: tuple[str, ...]
+    note: str = ""
+    table: str = ""  # the weighted cue table this rule is a row of, if any
+    weight: int = 0
+
+    def matches(self, text: str) -> bool:
+        """Does the rule fire on `text`, read as the code reads it?"""
+        return self.compile().search(text.lower() if self.table else text) is not None
+
+    def compile(self) -> re.Pattern[str]:
+        return re.compile(self.source, re.IGNORECASE if self.ignore_case else 0)
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise ValueError(f"{where}: expected a string or a list of strings")
+
+
+_FRAGMENT = re.compile(r"\{=(\w+)\}")
+_KEYS = frozenset(
+    {"note", "any", "pattern", "ignore_case", "also", "must", "must_not", "table", "weight"}
+)
+
+
+def _source(entry: dict[str, Any], where: str, fragments: dict[str, str]) -> str:
+    if ("any" in entry) == ("pattern" in entry):
+        raise ValueError(f"{where}: give exactly one of `any` and `pattern`")
+    if "pattern" in entry:
+        source = "".join(_strings(entry["pattern"], where))
+    else:
+        source = "|".join(_strings(entry["any"], where))
+    return _FRAGMENT.sub(lambda m: fragments[m.group(1)], source)
+
+
+@cache
+def rules(module: str, lang: str) -> dict[str, Rule]:
+    """Every rule of `module` in `lang`, by name ({} when the file does not exist)."""
+    path = RULES_DIR / lang / f"{module}.yaml"
+    if not path.is_file():
+        return {}
+    import yaml  # only when a rule is first used: importing a policy reads nothing
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping of rule names")
+    fragments: dict[str, str] = {}
+    for name, entry in (data.pop("fragments", None) or {}).items():
+        fragments[str(name)] = _source(entry, f"{path}:fragments.{name}", fragments)
+    raw: dict[str, tuple[str, dict[str, Any]]] = {}
+    for name, entry in data.items():
+        where = f"{path}:{name}"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where}: expected a mapping")
+        unknown = set(entry) - _KEYS
+        if unknown:
+            raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
+        raw[str(name)] = (_source(entry, where, fragments), entry)
+    out: dict[str, Rule] = {}
+    for name, (source, entry) in raw.items():
+        for other in _strings(entry.get("also"), f"{path}:{name}"):
+            source = f"{source}|{raw[other][0]}"
+        out[name] = Rule(
+            module=module,
+            lang=lang,
+            name=name,
+            source=source,
+            ignore_case=bool(entry.get("ignore_case", lang == "en")),
+            must=_strings(entry.get("must"), f"{path}:{name}"),
+            must_not=_strings(entry.get("must_not"), f"{path}:{name}"),
+            note=str(entry.get("note", "")),
+            table=str(entry.get("table", "")),
+            weight=int(entry.get("weight", 0)),
+        )
+    return out
+
+
+def table_rows(module: str, table: str) -> list[tuple[int, str, str]]:
+    """The rows of a weighted cue table: (weight, language, pattern), in file order."""
+    return [
+        (rule.weight, lang, rule.source)
+        for lang in LANGUAGES
+        for rule in rules(module, lang).values()
+        if rule.table == table
+    ]
+
+
+@cache
+def compiled(module: str, lang: str, name: str) -> re.Pattern[str] | None:
+    """The compiled pattern of one rule; None when `lang` has no such rule."""
+    rule = rules(module, lang).get(name)
+    return rule.compile() if rule is not None else None
+
+
+def all_rules() -> list[Rule]:
+    """Every rule of every data file, for the example test and for listings."""
+    out: list[Rule] = []
+    for lang in LANGUAGES:
+        for path in sorted((RULES_DIR / lang).glob("*.yaml")):
+            out.extend(rules(path.stem, lang).values())
+    return out
