@@ -161,7 +161,7 @@ def standing_ordinals(items: Sequence[MemoryItem]) -> set[int]:
 def room_needed(question: Question, cap: int, left: int, plan_tokens: Callable[[int], int]) -> int:
     """Tokens the frozen part must free for the recalled lines: what they take
     within `cap` (`plan_tokens(cap)`) beyond what is `left`; 0 unless the input
-    asks about the past."""
-    if not question.seeks_past or cap <= left:
+    points back at the conversation's past (`Question.refers_back`)."""
+    if not (question.seeks_past and question.refers_back) or cap <= left:
         return 0
     return max(0, math.ceil(plan_tokens(cap)) - max(left, 0))

@@ -105,12 +105,28 @@ _ASKS_WORK = Lexicon(
 )
 
 
+# The question points back at something that was said or happened ("what did
+# she paint", "when was the trip", "我之前说过"), rather than asking for advice on
+# the task ("what's a good gel to start with?"). Only such a question may push
+# the frozen backbone aside for evidence: doing so rewrites the prompt's
+# middle, which a provider's prompt cache then bills again.
+PAST_REFERENCE = Lexicon(
+    r"\b(?:did|was|were|had|has \w+ (?:ever|been)|have (?:i|we|you) (?:ever|said|told|mentioned)"
+    r"|ago|earlier|before|previously|last (?:time|week|month|year|night|summer|winter|spring"
+    r"|autumn|fall|weekend)|mentioned|said|told|used to|back then|went|visited|bought|made)\b",
+    r"之前|以前|上次|当时|那时|那次|曾经|一开始|最早|起初|原来|本来|说过|提过|讲过|聊过|去过|做过|买过"
+    r"|见过|上周|上个月|去年|昨天|前天|是[^，。,？?]{1,12}的",
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Question:
     """What the current input asks of the past."""
 
     kinds: frozenset[Kind]
     rules: tuple[str, ...]  # names of the rules that fired
+    # It points back at the conversation's past (`PAST_REFERENCE`).
+    refers_back: bool = False
 
     @property
     def seeks_past(self) -> bool:
@@ -131,4 +147,6 @@ def read_question(text: str) -> Question:
         return NOT_A_QUESTION
     fired = [r for r in RULES if r.cue.search(text)]
     kinds: set[Kind] = {"lookup", *(r.kind for r in fired)}
-    return Question(frozenset(kinds), tuple(r.name for r in fired))
+    return Question(
+        frozenset(kinds), tuple(r.name for r in fired), PAST_REFERENCE.search(text) is not None
+    )

@@ -59,3 +59,24 @@ def test_requests_and_statements_are_not_lookups(text: str) -> None:
 def test_the_rules_that_fired_are_named() -> None:
     q = read_question("When did I tell you about the allergy?")
     assert {"when", "said_by_me"} <= set(q.rules)
+
+
+@pytest.mark.parametrize(
+    ("text", "back"),
+    [
+        ("When did we book the ferry to the island?", True),
+        ("What did Priya say about the caterer last week?", True),
+        ("我之前说过婚礼定在哪天？", True),
+        ("上次去的那家火锅店叫什么？", True),
+        ("我们是在哪家店订的蛋糕？", True),
+        # advice on the task, phrased as a question: no evidence cut
+        ("What's a good stretching routine after a long ride?", False),
+        ("When should I start the seedlings indoors?", False),
+        ("这种面料适合做夏天的衬衫吗？", False),
+        ("周末适合去哪里骑车？", False),
+    ],
+)
+def test_only_a_question_pointing_back_may_push_the_backbone_aside(text: str, back: bool) -> None:
+    q = read_question(text)
+    assert q.seeks_past
+    assert q.refers_back is back
