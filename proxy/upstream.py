@@ -447,7 +447,7 @@ class Upstream:
         except Exception:  # models without a price, malformed usage
             return None
 
-    # --- pass-through routes (proxy.passthrough) -------------------------------------
+    # --- pass-through routes (proxy.http.passthrough) -------------------------------------
 
     def can_call(self, function: str) -> bool:
         """Whether the installed litellm has `function` (e.g. `aembedding`)."""

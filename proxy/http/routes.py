@@ -9,15 +9,15 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
+from proxy.chat.pipeline import Prepared, RequestContext
+from proxy.chat.stream import stream_completion
 from proxy.chat_request import ChatRequest, parse_chat_request
 from proxy.errors import ProxyError
+from proxy.http.openapi import CHAT_OPENAPI
+from proxy.http.services import Services
 from proxy.ids import new_id
 from proxy.longterm import user_scope
 from proxy.metrics import render_long_term
-from proxy.openapi import CHAT_OPENAPI
-from proxy.pipeline import Prepared, RequestContext
-from proxy.relay import stream_completion
-from proxy.services import Services
 from proxy.sessions import match_scope
 from proxy.store.faults import store_fault
 
@@ -110,7 +110,7 @@ async def prepare_chat(
     body: Any,
 ) -> tuple[ChatRequest, Prepared]:
     """A chat-shaped body through the pipeline's prepare step: the one way in for
-    chat completions and the wire APIs translated to it (`proxy.wire_routes`)."""
+    chat completions and the wire APIs translated to it (`proxy.http.wire_routes`)."""
     req = parse_chat_request(
         body,
         max_messages=services.settings.server.max_messages,

@@ -14,15 +14,15 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from policies.budget import message_tokens
+from proxy.chat.stream import stream_completion
 from proxy.errors import ProxyError
+from proxy.http.routes import _memory_headers, _parse_json, _read_body, prepare_chat
+from proxy.http.services import Services
+from proxy.http.wire_openapi import MESSAGES_OPENAPI, RESPONSES_OPENAPI
 from proxy.ids import new_id
-from proxy.relay import stream_completion
-from proxy.routes import _memory_headers, _parse_json, _read_body, prepare_chat
-from proxy.services import Services
 from proxy.wire import WireFormat
 from proxy.wire_messages import MessagesWire, messages_to_chat
 from proxy.wire_messages import error_response as anthropic_error
-from proxy.wire_openapi import MESSAGES_OPENAPI, RESPONSES_OPENAPI
 from proxy.wire_responses import (
     ResponseRequest,
     ResponseStore,

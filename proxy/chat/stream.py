@@ -15,8 +15,8 @@ from typing import Any
 
 from fastapi.responses import Response, StreamingResponse
 
+from proxy.chat.pipeline import Pipeline, Prepared
 from proxy.errors import ProxyError
-from proxy.pipeline import Pipeline, Prepared
 from proxy.records import Outcome
 from proxy.wire import CHAT_WIRE, WireFormat
 
