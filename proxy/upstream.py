@@ -291,7 +291,7 @@ class Upstream:
 
         `fallback_*`: what the fallbacks get instead (the prompt without the cache
         hints meant for `target`'s provider); by default the same. `about` (the
-        pipeline's `Prepared`) is read only by the built-in demo model."""
+        pipeline's `RequestPlan`) is read only by the built-in demo model."""
         server = self.settings.server
         httpx_timeout = _timeout(server.request_timeout_s, server.connect_timeout_s)
         call: dict[str, Any] = {

@@ -11,14 +11,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi.responses import Response, StreamingResponse
 
-from proxy.chat.pipeline import Pipeline, Prepared
+from proxy.chat.plan import RequestPlan
 from proxy.errors import ProxyError
 from proxy.records import Outcome
 from proxy.wire import CHAT_WIRE, WireFormat
+
+if TYPE_CHECKING:
+    from proxy.chat.pipeline import Pipeline
 
 
 class AnswerAccumulator:
@@ -65,19 +68,19 @@ class AnswerAccumulator:
 
 
 async def stream_completion(
-    pipeline: Pipeline, prepared: Prepared, wire: WireFormat = CHAT_WIRE
+    pipeline: Pipeline, plan: RequestPlan, wire: WireFormat = CHAT_WIRE
 ) -> Response:
     upstream = pipeline.upstream
     call = upstream.build_call(
-        prepared.target,
-        prepared.forwarded,
-        prepared.params,
+        plan.target,
+        plan.forwarded,
+        plan.params,
         True,
-        about=prepared,
-        **prepared.call_args(),
+        about=plan,
+        **plan.call_args(),
     )
     started = asyncio.get_running_loop().time()
-    compare = pipeline.start_compare(prepared)
+    compare = pipeline.start_compare(plan)
     extra: dict[str, Any] = {"compare_task": compare} if compare is not None else {}
     if wire is not CHAT_WIRE:
         extra["wire"] = wire.name
@@ -86,10 +89,10 @@ async def stream_completion(
     except ProxyError as exc:
         if exc.route:
             extra["upstream"] = exc.route  # retries and fallbacks tried
-        pipeline.finish(prepared, Outcome(exc.status, error=exc.message, extra=extra))
-        return wire.error(exc, prepared.headers())
+        pipeline.finish(plan, Outcome(exc.status, error=exc.message, extra=extra))
+        return wire.error(exc, plan.headers())
     except BaseException:
-        prepared.release()
+        plan.release()
         raise
     extra["upstream"] = stream.route  # which model answered, after which attempts
 
@@ -98,6 +101,7 @@ async def stream_completion(
         encoder = wire.stream()
         answer: dict[str, Any] | None = None
         error: str | None = None
+        degraded: str | None = None
         status = 200
         try:
             async for chunk in stream:
@@ -107,7 +111,7 @@ async def stream_completion(
                 if events:
                     yield events
             answer = acc.message()
-            await pipeline.store_answer(prepared, answer)
+            degraded = await pipeline.store_answer(plan, answer)
             yield encoder.end(answer)
         except asyncio.CancelledError:
             error, status, answer = "client disconnected", 499, None
@@ -125,11 +129,18 @@ async def stream_completion(
             elapsed = (asyncio.get_running_loop().time() - started) * 1000
             response = {"streamed": True, "message": answer, "finish_reason": acc.finish_reason}
             outcome = Outcome(
-                status, answer, response, error, acc.usage, upstream_ms=elapsed, extra=extra
+                status,
+                answer,
+                response,
+                error,
+                acc.usage,
+                upstream_ms=elapsed,
+                extra=extra,
+                degraded=degraded,
             )
             if acc.usage and stream.route.get("model"):
                 outcome.cost_usage = (str(stream.route["model"]), acc.usage)
-            pipeline.finish(prepared, outcome)
+            pipeline.finish(plan, outcome)
 
-    headers = {**prepared.headers(), "X-Accel-Buffering": "no", "Cache-Control": "no-cache"}
+    headers = {**plan.headers(), "X-Accel-Buffering": "no", "Cache-Control": "no-cache"}
     return StreamingResponse(relay(), media_type="text/event-stream", headers=headers)
