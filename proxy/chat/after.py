@@ -8,6 +8,7 @@ metrics and the request record, then releases the session for its next request.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,38 @@ if TYPE_CHECKING:
     from proxy.chat.pipeline import Pipeline
 
 log = logging.getLogger("memproxy.pipeline")
+
+
+async def turns_stored(p: Pipeline, plan: RequestPlan) -> str | None:
+    """Until the client's new turns are stored (they were written beside the upstream
+    call); if the store failed, degrade (open: returns why) or raise a 503 (closed).
+
+    Either way the failed write left nothing behind (one transaction), and the
+    answer is not stored after turns that are not.
+    """
+    try:
+        await plan.turns_stored()
+    except Exception as exc:
+        reason = store_fault(exc)
+        if reason is None:
+            raise
+        log.warning("turns of request %s not stored: %s", plan.ctx.request_id, reason)
+        if plan.session_id:
+            p.forget_cached(plan.session_id)
+        if p.settings.memory.on_store_error == "closed":
+            raise store_unavailable(reason, answered=True) from None
+        return reason
+    return None
+
+
+async def abandon(plan: RequestPlan) -> None:
+    """A request that ends without an answer (the client went away): release the
+    session once its turns are stored, so its next request finds them."""
+    try:
+        with contextlib.suppress(Exception):
+            await plan.turns_stored()
+    finally:
+        plan.release()
 
 
 async def store_answer(p: Pipeline, plan: RequestPlan, message: dict[str, Any]) -> str | None:
@@ -88,26 +121,11 @@ async def finish(p: Pipeline, plan: RequestPlan, outcome: Outcome) -> None:
     lifecycle = plan.lifecycle
     degraded = plan.degraded or outcome.degraded
     try:
+        if degraded is None:
+            degraded = await _unstored(p, plan)  # forwarding may have ended before it
         # A degraded answer is not in the store: no memory comes from it.
-        stored = plan.resolution is not None and not degraded
-        if outcome.answer is not None and stored:
-            await _extract_answer(p, plan, outcome.answer, calls)
-        if stored:
-            archived = await _forget(p, plan)
-            if archived is not None:
-                lifecycle = {**lifecycle, "archived": archived}
-            await _refine_summary(p, plan, calls)
-        if plan.user is not None and stored and plan.resolution is not None:
-            session_id = plan.resolution.session.id
-            job = ConsolidationJob(
-                plan.ctx.tenant_id, plan.user, session_id,
-                tuple(await p.memory.items(session_id)),
-                tuple(plan.turns), plan.resolution.start,
-                vectors=p.longterm.new_job_vectors(),
-            )  # fmt: skip
-            # Queued now, in session order; its vectors follow (the worker waits).
-            if not p.longterm.submit(job):
-                job = None
+        if plan.resolution is not None and not degraded:
+            lifecycle, job = await _learn(p, plan, outcome, calls)
     except Exception:
         log.exception("post-response memory update failed")
         if plan.session_id:
@@ -142,6 +160,43 @@ async def finish(p: Pipeline, plan: RequestPlan, outcome: Outcome) -> None:
         upstream_error=outcome.status >= 400,
     )
     p.request_log.submit(_record(p, plan, outcome, calls, lifecycle, cache, degraded))
+
+
+async def _unstored(p: Pipeline, plan: RequestPlan) -> str | None:
+    """Why the client's new turns are not stored (None: they are)."""
+    try:
+        await plan.turns_stored()
+    except Exception as exc:
+        if plan.session_id:
+            p.forget_cached(plan.session_id)
+        return store_fault(exc) or f"turns not stored: {type(exc).__name__}"
+    return None
+
+
+async def _learn(
+    p: Pipeline, plan: RequestPlan, outcome: Outcome, calls: list[PolicyCall]
+) -> tuple[dict[str, Any], ConsolidationJob | None]:
+    """Memory from the answer, graded forgetting, the summary rewrite, and the
+    long-term job; the lifecycle record and the queued job."""
+    assert plan.resolution is not None
+    lifecycle = plan.lifecycle
+    if outcome.answer is not None:
+        await _extract_answer(p, plan, outcome.answer, calls)
+    archived = await _forget(p, plan)
+    if archived is not None:
+        lifecycle = {**lifecycle, "archived": archived}
+    await _refine_summary(p, plan, calls)
+    if plan.user is None:
+        return lifecycle, None
+    session_id = plan.resolution.session.id
+    job = ConsolidationJob(
+        plan.ctx.tenant_id, plan.user, session_id,
+        tuple(await p.memory.items(session_id)),
+        tuple(plan.turns), plan.resolution.start,
+        vectors=p.longterm.new_job_vectors(),
+    )  # fmt: skip
+    # Queued now, in session order; its vectors follow (the worker waits).
+    return lifecycle, job if p.longterm.submit(job) else None
 
 
 async def _extract_answer(

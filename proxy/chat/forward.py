@@ -67,22 +67,25 @@ async def complete(p: Pipeline, plan: RequestPlan, wire: WireFormat = CHAT_WIRE)
         p.finish(plan, Outcome(exc.status, error=exc.message, extra=extra))
         return wire.error(exc, plan.headers())
     except BaseException:
-        plan.release()
+        p.abandon(plan)
         raise
     extra["upstream"] = completion.route  # which model answered, after which attempts
     answer = None
-    degraded = None
     choices = completion.body.get("choices") or []
-    if choices and isinstance(choices[0], dict) and isinstance(choices[0].get("message"), dict):
-        answer = choices[0]["message"]
-        try:
-            degraded = await p.store_answer(plan, answer)
-        except ProxyError as exc:
-            p.finish(plan, Outcome(exc.status, error=exc.message, extra=extra))
-            return wire.error(exc, plan.headers())
-        except BaseException:
-            plan.release()
-            raise
+    try:
+        # The client's turns were written beside the call: stored before it sees the
+        # answer, and the answer is stored after them (not at all if they failed).
+        degraded = await p.turns_stored(plan)
+        if choices and isinstance(choices[0], dict) and isinstance(choices[0].get("message"), dict):
+            answer = choices[0]["message"]
+            if degraded is None:
+                degraded = await p.store_answer(plan, answer)
+    except ProxyError as exc:
+        p.finish(plan, Outcome(exc.status, error=exc.message, extra=extra))
+        return wire.error(exc, plan.headers())
+    except BaseException:
+        p.abandon(plan)
+        raise
     p.finish(
         plan,
         Outcome(

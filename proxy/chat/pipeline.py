@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import OrderedDict
+from collections.abc import Coroutine
 from typing import Any
 
 from fastapi.responses import Response
@@ -100,9 +101,22 @@ class Pipeline:
         goes out unstored (`memory.on_store_error: open`)."""
         return await after.store_answer(self, plan, message)
 
+    async def turns_stored(self, plan: RequestPlan) -> str | None:
+        """Until the client's new turns are stored; the reason when the store failed
+        and the answer goes out unstored (`memory.on_store_error: open`)."""
+        return await after.turns_stored(self, plan)
+
     def finish(self, plan: RequestPlan, outcome: Outcome) -> None:
         """Off the response path: extract from the answer, log, release the session."""
-        task = asyncio.create_task(after.finish(self, plan, outcome))
+        self._in_background(after.finish(self, plan, outcome))
+
+    def abandon(self, plan: RequestPlan) -> None:
+        """No answer and no record (the client went away): release the session once
+        its turns are stored."""
+        self._in_background(after.abandon(plan))
+
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 

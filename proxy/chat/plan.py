@@ -8,9 +8,10 @@ cache bill) goes into the record beside it.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,33 @@ class RequestContext:
 
 def _no_release() -> None:
     return None
+
+
+class TurnWrite:
+    """The client's new turns being stored while the request goes on.
+
+    Started as soon as the session is resolved, so the write runs beside the
+    context assembly and the upstream call instead of before them. Awaited
+    before the first byte of the answer reaches the client, before any other
+    store write of the request, and before the session's next request: an
+    answered turn is a stored one, and a failed write (one transaction) leaves
+    nothing behind. `then` runs when it settles, either way (it releases the
+    conversation's resolution lock).
+    """
+
+    def __init__(self, write: Awaitable[None], then: Callable[[], None] = _no_release) -> None:
+        self._task = asyncio.ensure_future(write)
+        self._then = then
+        self._task.add_done_callback(self._settled)
+
+    def _settled(self, task: asyncio.Future[None]) -> None:
+        self._then()
+        if not task.cancelled():
+            task.exception()  # retrieved here; `wait` raises it to whoever awaits
+
+    async def wait(self) -> None:
+        """Until stored (raises the store's error); a cancelled waiter leaves it running."""
+        await asyncio.shield(self._task)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +113,12 @@ class RequestPlan:
     extra_params: dict[str, Any] = field(default_factory=dict)
     cache: dict[str, Any] = field(default_factory=dict)
     unhinted: list[dict[str, Any]] | None = None  # the prompt before the hints (fallbacks)
+    turn_write: TurnWrite | None = None  # the client's new turns, still being stored
+
+    async def turns_stored(self) -> None:
+        """Until the client's new turns are stored (raises the store's error)."""
+        if self.turn_write is not None:
+            await self.turn_write.wait()
 
     @property
     def params(self) -> dict[str, Any]:

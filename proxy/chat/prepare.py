@@ -7,8 +7,10 @@ returns a new plan; the last one is what `forward` sends.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -21,7 +23,14 @@ from policies.registry import Preset
 from policies.text import term_set
 from policies.types import AssembledContext, MemoryItem, Turn
 from proxy.cache_bill import cache_hints, raw_decision
-from proxy.chat.plan import MODES, RequestContext, RequestPlan, ab_arm, store_unavailable
+from proxy.chat.plan import (
+    MODES,
+    RequestContext,
+    RequestPlan,
+    TurnWrite,
+    ab_arm,
+    store_unavailable,
+)
 from proxy.chat_request import ChatRequest, chain_hashes, message_hash
 from proxy.conversation import (
     Conversation,
@@ -156,6 +165,8 @@ async def prepare(p: Pipeline, req: ChatRequest, ctx: RequestContext) -> Request
     # is read under it too: a request that waited must see what the previous wrote.
     first_hash = message_hash(req.messages[split])
     held = await p.conversation_locks(f"{scope}:{named or first_hash}")
+    unlock: Callable[[], None] | None = held.release
+    turn_write: TurnWrite | None = None
     try:
         if named is None and p.store.shared:
             for entry in p.cache.candidates(scope, first_hash):
@@ -169,9 +180,15 @@ async def prepare(p: Pipeline, req: ChatRequest, ctx: RequestContext) -> Request
         else:
             resolution = await p.resolver.resolve(scope, conv, known)
             session = resolution.session
+            if resolution.pending is not None:
+                # The lock is held until the turns are stored: another request of
+                # this conversation resolves against them.
+                turn_write = TurnWrite(resolution.pending(), then=held.release)
+                unlock = None
         ticket = p.queue.enter(session.id)
     finally:
-        held.release()
+        if unlock is not None:
+            unlock()
     try:
         await ticket.wait()
         if resolution is None:
@@ -185,6 +202,8 @@ async def prepare(p: Pipeline, req: ChatRequest, ctx: RequestContext) -> Request
             if cached is not None and len(cached.turns) == session.message_count:
                 prefix = partial(_stored_turns, cached)
             resolution = await p.resolver.resolve_named(session, conv, prefix)
+            if resolution.pending is not None:
+                turn_write = TurnWrite(resolution.pending())
         if ctx.mode_header is None and p.settings.memory.ab_split is not None:
             mode = ab_arm(resolution.session.id, p.settings.memory.ab_split)
         plan = RequestPlan(
@@ -200,11 +219,18 @@ async def prepare(p: Pipeline, req: ChatRequest, ctx: RequestContext) -> Request
             raw_tokens,
             ticket.release,
             resolution,
+            turn_write=turn_write,
         )
         return await _prepare_in_session(p, plan, conv, sys_turns)
     except BaseException:
-        ticket.release()
-        p.forget_cached(session.id)  # a failed write may leave caches ahead of the store
+        try:
+            if turn_write is not None:
+                # Settled before the session's next request may start.
+                with contextlib.suppress(Exception):
+                    await turn_write.wait()
+        finally:
+            ticket.release()
+            p.forget_cached(session.id)  # a failed write may leave caches ahead of the store
         raise
 
 
@@ -291,7 +317,12 @@ async def _prepare_in_session(
     if plan.mode != "raw" and plan.preset.extractor is not None:
         system_prompt = "\n".join(t.text for t in plan.system)
         results = await p.memory.extract(
-            session.id, plan.preset.extractor, turns, resolution.start, system_prompt
+            session.id,
+            plan.preset.extractor,
+            turns,
+            resolution.start,
+            system_prompt,
+            before_save=plan.turns_stored,
         )
         operations = tuple(
             {"ordinal": o, "operation": e.operation, "ops": len(e.ops), "reason": e.reason}
@@ -385,6 +416,8 @@ async def _assemble_managed(p: Pipeline, plan: RequestPlan, items: list[MemoryIt
     if preset.summarizer is not None or preset.recall is not None:
         rewound = resolution.start if resolution.kind in ("regenerate", "rewind") else None
         fork = resolution.start if resolution.kind == "fork" else None
+        if not p.lifecycle.holds(session_id):
+            await plan.turns_stored()  # the layers are read (and forks copied) from the store
         layers = await p.lifecycle.state(resolution.session, plan.turns, rewound, fork)
     calls: list[PolicyCall] = list(plan.policy_calls)
     if preset.extractor is not None:
@@ -403,6 +436,7 @@ async def _assemble_managed(p: Pipeline, plan: RequestPlan, items: list[MemoryIt
         and len(compactions) < 2
     ):
         start = layers.upto
+        await plan.turns_stored()  # summary chunks are stored after the turns they cover
         await p.lifecycle.compact(
             session_id,
             layers,
@@ -433,6 +467,7 @@ async def _assemble_managed(p: Pipeline, plan: RequestPlan, items: list[MemoryIt
             layers.backbone = managed.backbone_levels
         if rebuilt and p.store.shared:
             # Several replicas: the next request may be served by another one.
+            await plan.turns_stored()
             await p.store.save_layout(session_id, layers.layout)
         lifecycle = {
             "summary_upto": layers.upto,

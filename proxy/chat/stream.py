@@ -67,6 +67,12 @@ class AnswerAccumulator:
         return message
 
 
+async def _close_stream(stream: Any) -> None:
+    closer = getattr(stream, "aclose", None)
+    if closer is not None:
+        await closer()
+
+
 async def stream_completion(
     pipeline: Pipeline, plan: RequestPlan, wire: WireFormat = CHAT_WIRE
 ) -> Response:
@@ -92,16 +98,28 @@ async def stream_completion(
         pipeline.finish(plan, Outcome(exc.status, error=exc.message, extra=extra))
         return wire.error(exc, plan.headers())
     except BaseException:
-        plan.release()
+        pipeline.abandon(plan)
         raise
     extra["upstream"] = stream.route  # which model answered, after which attempts
+    try:
+        # The client's turns were written beside the call: stored before the first
+        # byte of the answer goes out.
+        unstored = await pipeline.turns_stored(plan)
+    except BaseException as exc:
+        with contextlib.suppress(Exception):
+            await _close_stream(stream)
+        if not isinstance(exc, ProxyError):
+            pipeline.abandon(plan)
+            raise
+        pipeline.finish(plan, Outcome(exc.status, error=exc.message, extra=extra))
+        return wire.error(exc, plan.headers())
 
     async def relay() -> AsyncIterator[bytes]:
         acc = AnswerAccumulator()
         encoder = wire.stream()
         answer: dict[str, Any] | None = None
         error: str | None = None
-        degraded: str | None = None
+        degraded = unstored
         status = 200
         try:
             async for chunk in stream:
@@ -111,7 +129,8 @@ async def stream_completion(
                 if events:
                     yield events
             answer = acc.message()
-            degraded = await pipeline.store_answer(plan, answer)
+            if degraded is None:  # after turns that are not stored, the answer is not either
+                degraded = await pipeline.store_answer(plan, answer)
             yield encoder.end(answer)
         except asyncio.CancelledError:
             error, status, answer = "client disconnected", 499, None
@@ -121,11 +140,9 @@ async def stream_completion(
             error, status, answer = mapped.message, mapped.status, None
             yield encoder.fail(mapped)
         finally:
-            closer = getattr(stream, "aclose", None)
-            if closer is not None:
-                # Closing a broken stream may fail; there is nothing left to save.
-                with contextlib.suppress(Exception):
-                    await closer()
+            # Closing a broken stream may fail; there is nothing left to save.
+            with contextlib.suppress(Exception):
+                await _close_stream(stream)
             elapsed = (asyncio.get_running_loop().time() - started) * 1000
             response = {"streamed": True, "message": answer, "finish_reason": acc.finish_reason}
             outcome = Outcome(
@@ -142,5 +159,5 @@ async def stream_completion(
                 outcome.cost_usage = (str(stream.route["model"]), acc.usage)
             pipeline.finish(plan, outcome)
 
-    headers = {**plan.headers(), "X-Accel-Buffering": "no", "Cache-Control": "no-cache"}
+    headers = {**plan.headers(unstored), "X-Accel-Buffering": "no", "Cache-Control": "no-cache"}
     return StreamingResponse(relay(), media_type="text/event-stream", headers=headers)
