@@ -42,6 +42,7 @@ async def turns_stored(p: Pipeline, plan: RequestPlan) -> str | None:
         reason = store_fault(exc)
         if reason is None:
             raise
+        p.store.note_fault()  # connections opened while it failed are suspect too
         log.warning("turns of request %s not stored: %s", plan.ctx.request_id, reason)
         if plan.session_id:
             p.forget_cached(plan.session_id)
@@ -169,7 +170,10 @@ async def _unstored(p: Pipeline, plan: RequestPlan) -> str | None:
     except Exception as exc:
         if plan.session_id:
             p.forget_cached(plan.session_id)
-        return store_fault(exc) or f"turns not stored: {type(exc).__name__}"
+        reason = store_fault(exc)
+        if reason is not None:
+            p.store.note_fault()  # connections opened while it failed are suspect too
+        return reason or f"turns not stored: {type(exc).__name__}"
     return None
 
 

@@ -7,7 +7,6 @@ returns a new plan; the last one is what `forward` sends.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -226,12 +225,22 @@ async def prepare(p: Pipeline, req: ChatRequest, ctx: RequestContext) -> Request
         try:
             if turn_write is not None:
                 # Settled before the session's next request may start.
-                with contextlib.suppress(Exception):
-                    await turn_write.wait()
+                await _settled(p, turn_write)
         finally:
             ticket.release()
             p.forget_cached(session.id)  # a failed write may leave caches ahead of the store
         raise
+
+
+async def _settled(p: Pipeline, turn_write: TurnWrite) -> None:
+    """Until the turn write settles, its failure noted as a store fault: the
+    request went on while it failed, so connections opened meanwhile are suspect
+    too (the store checks them before their next use)."""
+    try:
+        await turn_write.wait()
+    except Exception as exc:
+        if store_fault(exc) is not None:
+            p.store.note_fault()
 
 
 def _recognise(
