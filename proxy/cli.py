@@ -124,7 +124,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     import uvicorn
 
-    from proxy.app import create_app
+    from proxy.http.app import create_app
 
     _announce(settings, args.host, args.port)
     try:
@@ -139,7 +139,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if settings.server.admin_key and not os.environ.get("MEMPROXY_ADMIN_KEY"):
             os.environ["MEMPROXY_ADMIN_KEY"] = settings.server.admin_key  # a generated one
         uvicorn.run(
-            "proxy.app:create_app_from_env",
+            "proxy.http.app:create_app_from_env",
             factory=True,
             host=args.host,
             port=args.port,

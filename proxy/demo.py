@@ -33,7 +33,7 @@ def is_demo(params: dict[str, Any]) -> bool:
 
 
 def request_facts(about: Any) -> dict[str, Any]:
-    """What the demo answer reports, read from the pipeline's `Prepared` (duck-typed)."""
+    """What the demo answer reports, read from the pipeline's `RequestPlan` (duck-typed)."""
     if about is None:
         return {}
     facts: dict[str, Any] = {

@@ -23,10 +23,10 @@ import httpx
 import uvicorn
 
 from proxy.answers import fold
-from proxy.app import create_app
 from proxy.chat_request import message_text
 from proxy.config import settings_from_dict
 from proxy.eval_wire import APIS, wire_request
+from proxy.http.app import create_app
 from proxy.stub_upstream import StubUpstream
 from proxy.tokens import TokenCounter
 

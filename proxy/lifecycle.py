@@ -76,6 +76,10 @@ class Lifecycle:
     def drop(self, session_id: str) -> None:
         self._cache.pop(session_id, None)
 
+    def holds(self, session_id: str) -> bool:
+        """Whether `state` answers for the session without reading the store."""
+        return session_id in self._cache
+
     def rewind(self, session_id: str, ordinal: int) -> None:
         state = self._cache.get(session_id)
         if state is not None:

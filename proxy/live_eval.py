@@ -31,7 +31,6 @@ import httpx
 import uvicorn
 
 from proxy.answers import Tokens, bill, score_answer, usage_tokens
-from proxy.app import create_app
 from proxy.chat_request import message_text
 from proxy.config import ModelEntry, ServerSettings, Settings
 from proxy.evaluation import (
@@ -41,6 +40,7 @@ from proxy.evaluation import (
     load_scenarios,
     scripted_responder,
 )
+from proxy.http.app import create_app
 from proxy.judge import (
     UNJUDGED,
     CheckVerdict,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 
 from policies.base import ExtractionPolicy
 from policies.choices import LOOKBACK, answered_list
@@ -107,8 +107,12 @@ class MemoryState:
         turns: Sequence[Turn],
         start: int,
         system_prompt: str,
+        before_save: Callable[[], Awaitable[None]] | None = None,
     ) -> list[tuple[int, Extraction]]:
-        """Fold the extractor over turns[start:]; persist changed items once."""
+        """Fold the extractor over turns[start:]; persist changed items once.
+
+        `before_save` is awaited before anything is written (the turns the items
+        come from must be stored first)."""
         items = list(await self.items(session_id))
         before = {i.id: _fingerprint(i) for i in items}
         results: list[tuple[int, Extraction]] = []
@@ -121,7 +125,7 @@ class MemoryState:
                 items = apply_extraction(items, extraction, turn.ordinal)
         self._remember(session_id, items)
         changed = {i.id for i in items if before.get(i.id) != _fingerprint(i)}
-        await self._save(session_id, changed)
+        await self._save(session_id, changed, before_save)
         return results
 
     async def reextract(
@@ -210,10 +214,18 @@ class MemoryState:
         for session_id in list(self._dirty):
             await self.flush(session_id)
 
-    async def _save(self, session_id: str, changed: set[str]) -> None:
-        ids = changed | self._dirty.pop(session_id, set())
+    async def _save(
+        self,
+        session_id: str,
+        changed: set[str],
+        before_save: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        ids = changed | self._dirty.get(session_id, set())
         if not ids:
             return
+        if before_save is not None:
+            await before_save()
+        self._dirty.pop(session_id, None)
         items = self._cache.get(session_id) or []
         await self.store.save_items(session_id, [i for i in items if i.id in ids])
 

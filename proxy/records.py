@@ -24,6 +24,7 @@ class Outcome:
     cost_source: Any = None  # the provider response, priced off the response path
     cost_usage: tuple[str, dict[str, Any]] | None = None  # (model name, usage) of a stream
     extra: dict[str, Any] = field(default_factory=dict)
+    degraded: str | None = None  # the answer was not stored: why (memory.on_store_error: open)
 
 
 def context_record(ctx: AssembledContext | None) -> dict[str, Any] | None:

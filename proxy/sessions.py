@@ -19,8 +19,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Literal
 
 from policies.memory import rollback
@@ -57,6 +58,10 @@ class Resolution:
     # Stored turns that precede the client's messages (stateful mode), else empty.
     prefix: list[StoredMessage] = field(default_factory=list)
     items_changed: bool = False  # memory was rolled back or copied: reload it
+    # The write of the client's new turns, not started yet: the pipeline runs it
+    # beside the upstream call and awaits it before the first byte of the answer.
+    # None: whatever this resolution wrote is already stored.
+    pending: Callable[[], Awaitable[None]] | None = None
 
 
 class Ticket:
@@ -266,8 +271,10 @@ class SessionResolver:
             )
             previous = prefix[-1].chain_hash if prefix else ""
             turns = conv.stored(0, base=stored, previous=previous)
-            await self.store.write_turns(session, stored, turns, system=conv.system or None)
-            return Resolution(session, "stateful", stored, prefix=prefix)
+            write = partial(
+                self.store.write_turns, session, stored, turns, system=conv.system or None
+            )
+            return Resolution(session, "stateful", stored, prefix=prefix, pending=write)
         return await self._continue(session, shared, conv, fork=False)
 
     async def _continue(
@@ -278,15 +285,25 @@ class SessionResolver:
         if shared == stored:
             if incoming == stored:
                 return Resolution(session, "retry", incoming)
-            await self.store.write_turns(session, stored, conv.stored(stored), system=system)
-            return Resolution(session, "continuation", stored)
-        if shared == incoming:
+            write = partial(
+                self.store.write_turns, session, stored, conv.stored(stored), system=system
+            )
+            return Resolution(session, "continuation", stored, pending=write)
+        if shared == incoming or not fork:
             # Regenerate: the client resent an earlier state; discard what followed.
-            changed = await self._rewind(session, shared, conv)
-            return Resolution(session, "regenerate", shared, items_changed=changed)
-        if not fork:
-            changed = await self._rewind(session, shared, conv)
-            return Resolution(session, "rewind", shared, items_changed=changed)
+            # (Named sessions rewind to where an edited history diverges.)
+            kind: ResolutionKind = "regenerate" if shared == incoming else "rewind"
+            cached = self.cached_items(session.id) if self.cached_items is not None else None
+            if cached is not None and not _derived_from(cached, shared):
+                # The common regenerate (the same request again) discards only our
+                # answer, which usually made no memory: with the items in hand that
+                # is seen without reading, rolling back and rewriting them all.
+                write = partial(
+                    self.store.write_turns, session, shared, conv.stored(shared), system=system
+                )
+                return Resolution(session, kind, shared, pending=write)
+            await self._rewind(session, shared, conv)
+            return Resolution(session, kind, shared, items_changed=True)
         child = await self.store.create_session(
             session.tenant_id,
             parent_id=session.id,
@@ -301,22 +318,10 @@ class SessionResolver:
         )
         return Resolution(child, "fork", shared, items_changed=True)
 
-    async def _rewind(self, session: SessionRow, shared: int, conv: Conversation) -> bool:
-        """Discard the turns from `shared` on and the memory they made; True if it made any.
-
-        The common regenerate (the same request again) discards only our answer,
-        which usually made no memory: with the items in hand that is seen without
-        reading, rolling back and rewriting them all.
-        """
-        cached = self.cached_items(session.id) if self.cached_items is not None else None
-        if cached is not None and not _derived_from(cached, shared):
-            await self.store.write_turns(
-                session, shared, conv.stored(shared), system=conv.system or None
-            )
-            return False
+    async def _rewind(self, session: SessionRow, shared: int, conv: Conversation) -> None:
+        """Discard the turns from `shared` on and the memory they made."""
         items = rollback(await self.store.load_items(session.id), shared)
         await self.store.write_turns(
             session, shared, conv.stored(shared), system=conv.system or None
         )
         await self.store.replace_items(session.id, items)
-        return True

@@ -291,7 +291,7 @@ class Upstream:
 
         `fallback_*`: what the fallbacks get instead (the prompt without the cache
         hints meant for `target`'s provider); by default the same. `about` (the
-        pipeline's `Prepared`) is read only by the built-in demo model."""
+        pipeline's `RequestPlan`) is read only by the built-in demo model."""
         server = self.settings.server
         httpx_timeout = _timeout(server.request_timeout_s, server.connect_timeout_s)
         call: dict[str, Any] = {
@@ -447,7 +447,7 @@ class Upstream:
         except Exception:  # models without a price, malformed usage
             return None
 
-    # --- pass-through routes (proxy.passthrough) -------------------------------------
+    # --- pass-through routes (proxy.http.passthrough) -------------------------------------
 
     def can_call(self, function: str) -> bool:
         """Whether the installed litellm has `function` (e.g. `aembedding`)."""

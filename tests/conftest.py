@@ -149,8 +149,8 @@ class ProxyHarness:
 async def proxy_factory(config_factory: Any) -> AsyncIterator[Any]:
     import httpx
 
-    from proxy.app import create_app
     from proxy.config import settings_from_dict
+    from proxy.http.app import create_app
 
     stacks: list[Any] = []
 

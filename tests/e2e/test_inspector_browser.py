@@ -56,8 +56,8 @@ def _free_port() -> int:
 def served(stub_upstream: Any, tmp_path: Path) -> Iterator[str]:
     import uvicorn
 
-    from proxy.app import create_app
     from proxy.config import settings_from_dict
+    from proxy.http.app import create_app
 
     config = make_config(
         stub_upstream.url, tmp_path / "memproxy.db", server={"admin_key": ADMIN_KEY}

@@ -22,8 +22,8 @@ import httpx
 import pytest
 import uvicorn
 
-from proxy.app import create_app
 from proxy.config import settings_from_dict
+from proxy.http.app import create_app
 from proxy.store.repo import Store
 from tests.conftest import make_config
 

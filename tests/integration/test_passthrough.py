@@ -296,8 +296,8 @@ async def test_unknown_route_names_the_served_ones(proxy: Any) -> None:
 
 
 def test_served_routes_list_matches_the_app() -> None:
-    from proxy.app import create_app
     from proxy.config import settings_from_dict
+    from proxy.http.app import create_app
 
     paths = create_app(settings_from_dict({}, env={})).openapi()["paths"]
     real = {

@@ -190,9 +190,18 @@ async def test_postgresql_gone_while_the_answer_is_written(
     fault = PgFault("gone", base, url)
     loop = asyncio.get_running_loop()
 
+    async def stored_then_gone() -> None:
+        # The new turn is written beside the upstream call: let it land first, so
+        # the fault hits the answer's write, the case this test is about.
+        for _ in range(3000):
+            if len(await proxy.services.store.load_messages(session)) >= 3:
+                break
+            await asyncio.sleep(0.01)
+        await fault.start()
+
     def gone_then_answer(_body: dict[str, Any]) -> None:
         # The stub's thread: run the operator's statements on the test's loop.
-        asyncio.run_coroutine_threadsafe(fault.start(), loop).result(timeout=30)
+        asyncio.run_coroutine_threadsafe(stored_then_gone(), loop).result(timeout=30)
         stub_upstream.state.responder = None
 
     history = [_user("the invoice number is INV-2291")]

@@ -20,8 +20,8 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.python.asgi import shutdown_lifespans
 
-from proxy.app import create_app
 from proxy.config import settings_from_dict
+from proxy.http.app import create_app
 from tests.conftest import make_config
 
 API_KEY = "sk-fuzz-client"

@@ -183,8 +183,8 @@ def test_key_checks_compare_every_key_in_constant_time(monkeypatch: pytest.Monke
     does not change what is compared (the time taken tells an attacker nothing)."""
     import hmac
 
-    from proxy.auth import Authenticator
     from proxy.errors import ProxyError
+    from proxy.http.auth import Authenticator
 
     compared: list[tuple[bytes, bytes]] = []
     real = hmac.compare_digest

@@ -1,9 +1,12 @@
 """Store faults: a locked, missing, read-only or full database (real SQLite files).
 
-`memory.on_store_error: open` forwards the client's own messages and answers
-with `X-Memory-Degraded: 1`; `closed` answers 503 in OpenAI's error shape.
-Either way no request hangs, and once the fault clears the session goes on
-exactly where the store left it.
+`memory.on_store_error: open` answers with `X-Memory-Degraded: 1` (the client's
+own messages unmanaged when the store fails before forwarding); `closed`
+answers 503 in OpenAI's error shape. A continuation's new turns are written
+beside the upstream call: when that write fails the answer is not stored after
+them (open: delivered, marked degraded; closed: withheld). Either way no
+request hangs, nothing is half-stored, and once the fault clears the session
+goes on exactly where the store left it.
 
 The faults are real SQLite conditions: another connection holding the write
 lock past the busy timeout; the database directory gone; SQLite's own
@@ -123,9 +126,10 @@ async def _turns(proxy: Any, session: str) -> list[str]:
 
 
 @pytest.mark.parametrize("kind", FAULTS)
-async def test_fail_open_forwards_raw_and_the_session_resumes(
+async def test_fail_open_answers_unstored_and_the_session_resumes(
     proxy_factory: Any, stub_upstream: Any, tmp_path: Path, kind: str
 ) -> None:
+    """The continuation's turns fail to store while the provider answers."""
     proxy, db = await _start(proxy_factory, tmp_path, "open")
     history = [{"role": "system", "content": "Be brief."}, _user("first")]
     first = await proxy.chat(history)
@@ -141,20 +145,19 @@ async def test_fail_open_forwards_raw_and_the_session_resumes(
     assert time.monotonic() - started < 5 * TIMEOUT_S + 3
     assert degraded.status_code == 200, degraded.text
     assert degraded.headers["X-Memory-Degraded"] == "1"
-    assert degraded.headers["X-Memory-Mode"] == "raw"
-    assert "X-Memory-Session" not in degraded.headers
-    # Exactly the client's messages went upstream, unmanaged.
-    assert stub_upstream.received[-1].body["messages"] == history
+    assert stub_upstream.received[-1].body["messages"][-1] == history[-1]
     assert degraded.json()["choices"][0]["message"]["content"].startswith("echo: second")
     await fault.clear()
     await proxy.settle()
+    # Nothing of the failed request is stored: not its turn, not the answer after it.
+    assert await _turns(proxy, session) == ["user:first", "assistant:echo:"]
 
     # Recorded once the store took writes again (the log retries a failed batch).
     row = await proxy.services.store.get_request(degraded.headers["X-Memory-Request-Id"])
     assert row is not None
     record = json.loads(row["record_json"])
     assert REASONS[kind] in record["degraded"]
-    assert row["mode"] == "raw"
+    assert row["mode"] == degraded.headers["X-Memory-Mode"]
 
     history += [answer_of(degraded), _user("third")]
     after = await proxy.chat(history)
@@ -192,8 +195,12 @@ async def test_fail_closed_is_a_503_and_the_retry_succeeds(
     assert time.monotonic() - started < 5 * TIMEOUT_S + 3
     assert_store_unavailable(refused)
     assert REASONS[kind] in refused.json()["error"]["message"]
-    assert len(stub_upstream.received) == calls  # nothing went upstream
+    # The turn was written beside the upstream call; its answer is withheld.
+    assert len(stub_upstream.received) == calls + 1
+    assert "could not be stored" in refused.json()["error"]["message"]
     await fault.clear()
+    await proxy.settle()
+    assert await _turns(proxy, session) == ["user:first", "assistant:echo:"]
 
     retry = await proxy.chat(history)
     assert retry.status_code == 200, retry.text
@@ -341,3 +348,112 @@ def test_fault_reasons_never_quote_sql() -> None:
     integrity = sa.IntegrityError("INSERT", (), sqlite3.IntegrityError("UNIQUE constraint failed"))
     assert store_fault(integrity) is None  # a bug, not a fault: stays a 500
     assert store_fault(ValueError("x")) is None
+
+
+def _stored_count(db: Path, session: str) -> int:
+    """The session's turns as another connection sees the file (committed only)."""
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("SELECT count(*) FROM messages WHERE session_id = ?", (session,))
+        return int(row.fetchone()[0])
+
+
+async def test_the_new_turn_is_stored_before_the_first_streamed_byte(
+    proxy_factory: Any, stub_upstream: Any, tmp_path: Path
+) -> None:
+    """The turn is written beside the upstream call, but lands before the answer starts."""
+    proxy, db = await _start(proxy_factory, tmp_path, "closed")
+    history = [_user("first")]
+    first = await proxy.chat(history)
+    session = first.headers["X-Memory-Session"]
+    await proxy.settle()
+    history += [answer_of(first), _user("second")]
+    body = json.dumps({"model": "stub", "messages": history, "stream": True}).encode()
+    seen: list[int] = []
+
+    sent = asyncio.Event()
+    requested = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal requested
+        if not requested:
+            requested = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await sent.wait()  # the client stays connected until the answer is complete
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        # The ASGI server would put these bytes on the wire now.
+        if message["type"] == "http.response.body" and message.get("body") and not seen:
+            seen.append(_stored_count(db, session))
+        if message["type"] == "http.response.body" and not message.get("more_body"):
+            sent.set()
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/v1/chat/completions",
+        "raw_path": b"/v1/chat/completions",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"content-type", b"application/json")],
+        "client": ("127.0.0.1", 1),
+        "server": ("memproxy.test", 80),
+    }
+    await proxy.app(scope, receive, send)
+    assert seen == [3]  # first, its answer, second: committed before the first chunk
+    await proxy.settle()
+    assert await _turns(proxy, session) == [
+        "user:first",
+        "assistant:echo:",
+        "user:second",
+        "assistant:echo:",
+    ]
+
+
+@pytest.mark.parametrize("mode", ["open", "closed"])
+async def test_a_failed_turn_write_leaves_nothing_half_stored(
+    proxy_factory: Any, stub_upstream: Any, tmp_path: Path, mode: str
+) -> None:
+    """Streamed: closed sends no byte of the answer; open relays it unstored. Either
+    way neither the turn, nor memory from it, nor the answer is stored."""
+    proxy, db = await _start(proxy_factory, tmp_path, mode)
+    history = [_user("first")]
+    first = await proxy.chat(history)
+    session = first.headers["X-Memory-Session"]
+    await proxy.settle()
+    items_before = await proxy.services.store.load_items(session)
+    # A turn that makes memory: the items would be written after the turn, so never.
+    history += [answer_of(first), {"role": "user", "content": "From now on, my budget is $420."}]
+    fault = StoreFault("locked", db, proxy)
+    await fault.start()
+    body = {"model": "stub", "messages": history, "stream": True}
+    async with proxy.client.stream("POST", "/v1/chat/completions", json=body) as resp:
+        chunks = [line async for line in resp.aiter_lines() if line.startswith("data: ")]
+        if mode == "closed":
+            assert resp.status_code == 503
+            assert chunks == []
+        else:
+            assert resp.status_code == 200
+            assert resp.headers["X-Memory-Degraded"] == "1"
+            assert chunks[-1] == "data: [DONE]"
+    await fault.clear()
+    await proxy.settle()
+    assert await _turns(proxy, session) == ["user:first", "assistant:echo:"]
+    after = await proxy.services.store.load_items(session)
+    assert [i.value for i in after] == [i.value for i in items_before]
+
+    # Resent once the store is back: stored whole, memory included.
+    again = await proxy.chat(history)
+    assert again.status_code == 200, again.text
+    assert again.headers["X-Memory-Session"] == session
+    await proxy.settle()
+    assert await _turns(proxy, session) == [
+        "user:first",
+        "assistant:echo:",
+        "user:From",
+        "assistant:echo:",
+    ]
+    assert any("420" in i.value for i in await proxy.services.store.load_items(session))

@@ -15,14 +15,13 @@ from fastapi.responses import JSONResponse, Response
 
 from policies.budget import message_tokens
 from proxy.errors import ProxyError
+from proxy.http.routes import _memory_headers, _parse_json, _read_body, prepare_chat
+from proxy.http.services import Services
+from proxy.http.wire_openapi import MESSAGES_OPENAPI, RESPONSES_OPENAPI
 from proxy.ids import new_id
-from proxy.relay import stream_completion
-from proxy.routes import _memory_headers, _parse_json, _read_body, prepare_chat
-from proxy.services import Services
 from proxy.wire import WireFormat
 from proxy.wire_messages import MessagesWire, messages_to_chat
 from proxy.wire_messages import error_response as anthropic_error
-from proxy.wire_openapi import MESSAGES_OPENAPI, RESPONSES_OPENAPI
 from proxy.wire_responses import (
     ResponseRequest,
     ResponseStore,
@@ -59,10 +58,10 @@ async def _run(
 ) -> Response:
     """The chat pipeline on an already translated body; errors are the caller's to shape."""
     headers = _memory_headers(request, services.settings.server.max_header_bytes)
-    req, prepared = await prepare_chat(services, request_id, tenant, headers, body)
+    req, plan = await prepare_chat(services, request_id, tenant, headers, body)
     if req.stream:
-        return await stream_completion(services.pipeline, prepared, wire)
-    return await services.pipeline.complete(prepared, wire)
+        return await services.pipeline.stream(plan, wire)
+    return await services.pipeline.complete(plan, wire)
 
 
 # --- /v1/responses --------------------------------------------------------------------

@@ -8,21 +8,21 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from policies.registry import Policies
-from proxy.admin import router as admin_router
-from proxy.auth import Authenticator
+from proxy.chat.pipeline import Pipeline
 from proxy.config import ConfigError, Settings, load_settings
 from proxy.errors import install_error_handlers
+from proxy.http.admin import router as admin_router
+from proxy.http.auth import Authenticator
+from proxy.http.passthrough import router as passthrough_router
+from proxy.http.routes import router
+from proxy.http.services import Services
+from proxy.http.ui import router as ui_router
+from proxy.http.wire_routes import router as wire_router
 from proxy.llm_policies import Completion, injected
-from proxy.passthrough import router as passthrough_router
-from proxy.pipeline import Pipeline
 from proxy.request_log import RequestLog
-from proxy.routes import router
-from proxy.services import Services
 from proxy.store.repo import Store
-from proxy.ui import router as ui_router
 from proxy.upstream import Upstream
 from proxy.wire_responses import ResponseStore
-from proxy.wire_routes import router as wire_router
 
 
 def create_app(settings: Settings) -> FastAPI:

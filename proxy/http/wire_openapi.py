@@ -1,6 +1,6 @@
 """The OpenAPI description of `POST /v1/responses` and `POST /v1/messages`.
 
-Like `proxy.openapi` for chat: the routes read their bodies themselves, so this
+Like `proxy.http.openapi` for chat: the routes read their bodies themselves, so this
 states the documented shape loosely (for clients and the schema fuzzer);
 the adapters give the precise 400s.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proxy.openapi import CHAT_OPENAPI
+from proxy.http.openapi import CHAT_OPENAPI
 
 _ANY_OBJECT: dict[str, Any] = {"type": "object", "additionalProperties": True}
 

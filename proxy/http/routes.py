@@ -9,15 +9,14 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
+from proxy.chat.plan import RequestContext, RequestPlan
 from proxy.chat_request import ChatRequest, parse_chat_request
 from proxy.errors import ProxyError
+from proxy.http.openapi import CHAT_OPENAPI
+from proxy.http.services import Services
 from proxy.ids import new_id
 from proxy.longterm import user_scope
 from proxy.metrics import render_long_term
-from proxy.openapi import CHAT_OPENAPI
-from proxy.pipeline import Prepared, RequestContext
-from proxy.relay import stream_completion
-from proxy.services import Services
 from proxy.sessions import match_scope
 from proxy.store.faults import store_fault
 
@@ -108,9 +107,9 @@ async def prepare_chat(
     tenant: str,
     headers: dict[str, str | None],
     body: Any,
-) -> tuple[ChatRequest, Prepared]:
+) -> tuple[ChatRequest, RequestPlan]:
     """A chat-shaped body through the pipeline's prepare step: the one way in for
-    chat completions and the wire APIs translated to it (`proxy.wire_routes`)."""
+    chat completions and the wire APIs translated to it (`proxy.http.wire_routes`)."""
     req = parse_chat_request(
         body,
         max_messages=services.settings.server.max_messages,
@@ -125,9 +124,9 @@ async def prepare_chat(
         policy_header=headers["x-memory-policy"],
         user_header=headers["x-memory-user"],
     )
-    prepared = await services.pipeline.prepare_guarded(req, ctx)
+    plan = await services.pipeline.prepare_guarded(req, ctx)
     services.request_log.expect(request_id)  # GET /memory/requests/{id} may wait for it
-    return req, prepared
+    return req, plan
 
 
 @router.post("/v1/chat/completions", openapi_extra=CHAT_OPENAPI)
@@ -141,12 +140,12 @@ async def chat_completions(request: Request) -> Response:
         raw = await _read_body(request, settings.server.max_body_bytes)
         headers = _memory_headers(request, settings.server.max_header_bytes)
         body = _parse_json(raw)
-        req, prepared = await prepare_chat(services, request_id, tenant, headers, body)
+        req, plan = await prepare_chat(services, request_id, tenant, headers, body)
     except ProxyError as exc:
         return exc.response({"X-Memory-Request-Id": request_id})
     if req.stream:
-        return await stream_completion(services.pipeline, prepared)
-    return await services.pipeline.complete(prepared)
+        return await services.pipeline.stream(plan)
+    return await services.pipeline.complete(plan)
 
 
 @router.get("/v1/models")

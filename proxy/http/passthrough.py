@@ -31,9 +31,9 @@ from starlette.datastructures import UploadFile
 
 from proxy.config import Settings
 from proxy.errors import ProxyError
+from proxy.http.routes import _parse_json, _read_body
+from proxy.http.services import Services
 from proxy.ids import new_id
-from proxy.routes import _parse_json, _read_body
-from proxy.services import Services
 from proxy.upstream import RoutedStream, Target
 
 router = APIRouter()

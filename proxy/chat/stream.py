@@ -11,14 +11,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi.responses import Response, StreamingResponse
 
+from proxy.chat.plan import RequestPlan
 from proxy.errors import ProxyError
-from proxy.pipeline import Pipeline, Prepared
 from proxy.records import Outcome
 from proxy.wire import CHAT_WIRE, WireFormat
+
+if TYPE_CHECKING:
+    from proxy.chat.pipeline import Pipeline
 
 
 class AnswerAccumulator:
@@ -64,20 +67,26 @@ class AnswerAccumulator:
         return message
 
 
+async def _close_stream(stream: Any) -> None:
+    closer = getattr(stream, "aclose", None)
+    if closer is not None:
+        await closer()
+
+
 async def stream_completion(
-    pipeline: Pipeline, prepared: Prepared, wire: WireFormat = CHAT_WIRE
+    pipeline: Pipeline, plan: RequestPlan, wire: WireFormat = CHAT_WIRE
 ) -> Response:
     upstream = pipeline.upstream
     call = upstream.build_call(
-        prepared.target,
-        prepared.forwarded,
-        prepared.params,
+        plan.target,
+        plan.forwarded,
+        plan.params,
         True,
-        about=prepared,
-        **prepared.call_args(),
+        about=plan,
+        **plan.call_args(),
     )
     started = asyncio.get_running_loop().time()
-    compare = pipeline.start_compare(prepared)
+    compare = pipeline.start_compare(plan)
     extra: dict[str, Any] = {"compare_task": compare} if compare is not None else {}
     if wire is not CHAT_WIRE:
         extra["wire"] = wire.name
@@ -86,18 +95,31 @@ async def stream_completion(
     except ProxyError as exc:
         if exc.route:
             extra["upstream"] = exc.route  # retries and fallbacks tried
-        pipeline.finish(prepared, Outcome(exc.status, error=exc.message, extra=extra))
-        return wire.error(exc, prepared.headers())
+        pipeline.finish(plan, Outcome(exc.status, error=exc.message, extra=extra))
+        return wire.error(exc, plan.headers())
     except BaseException:
-        prepared.release()
+        pipeline.abandon(plan)
         raise
     extra["upstream"] = stream.route  # which model answered, after which attempts
+    try:
+        # The client's turns were written beside the call: stored before the first
+        # byte of the answer goes out.
+        unstored = await pipeline.turns_stored(plan)
+    except BaseException as exc:
+        with contextlib.suppress(Exception):
+            await _close_stream(stream)
+        if not isinstance(exc, ProxyError):
+            pipeline.abandon(plan)
+            raise
+        pipeline.finish(plan, Outcome(exc.status, error=exc.message, extra=extra))
+        return wire.error(exc, plan.headers())
 
     async def relay() -> AsyncIterator[bytes]:
         acc = AnswerAccumulator()
         encoder = wire.stream()
         answer: dict[str, Any] | None = None
         error: str | None = None
+        degraded = unstored
         status = 200
         try:
             async for chunk in stream:
@@ -107,7 +129,8 @@ async def stream_completion(
                 if events:
                     yield events
             answer = acc.message()
-            await pipeline.store_answer(prepared, answer)
+            if degraded is None:  # after turns that are not stored, the answer is not either
+                degraded = await pipeline.store_answer(plan, answer)
             yield encoder.end(answer)
         except asyncio.CancelledError:
             error, status, answer = "client disconnected", 499, None
@@ -117,19 +140,24 @@ async def stream_completion(
             error, status, answer = mapped.message, mapped.status, None
             yield encoder.fail(mapped)
         finally:
-            closer = getattr(stream, "aclose", None)
-            if closer is not None:
-                # Closing a broken stream may fail; there is nothing left to save.
-                with contextlib.suppress(Exception):
-                    await closer()
+            # Closing a broken stream may fail; there is nothing left to save.
+            with contextlib.suppress(Exception):
+                await _close_stream(stream)
             elapsed = (asyncio.get_running_loop().time() - started) * 1000
             response = {"streamed": True, "message": answer, "finish_reason": acc.finish_reason}
             outcome = Outcome(
-                status, answer, response, error, acc.usage, upstream_ms=elapsed, extra=extra
+                status,
+                answer,
+                response,
+                error,
+                acc.usage,
+                upstream_ms=elapsed,
+                extra=extra,
+                degraded=degraded,
             )
             if acc.usage and stream.route.get("model"):
                 outcome.cost_usage = (str(stream.route["model"]), acc.usage)
-            pipeline.finish(prepared, outcome)
+            pipeline.finish(plan, outcome)
 
-    headers = {**prepared.headers(), "X-Accel-Buffering": "no", "Cache-Control": "no-cache"}
+    headers = {**plan.headers(unstored), "X-Accel-Buffering": "no", "Cache-Control": "no-cache"}
     return StreamingResponse(relay(), media_type="text/event-stream", headers=headers)

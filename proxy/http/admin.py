@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from policies.longterm import LongTermItem, LongTermVersion
 from policies.types import ItemVersion, MemoryItem
 from proxy.errors import ProxyError
-from proxy.services import Services
+from proxy.http.services import Services
 from proxy.store.repo import SessionRow
 
 PREVIEW_CHARS = 160

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from proxy.auth import Authenticator
+from proxy.chat.pipeline import Pipeline
 from proxy.config import Settings
-from proxy.pipeline import Pipeline
+from proxy.http.auth import Authenticator
 from proxy.request_log import RequestLog
 from proxy.store.repo import Store
 from proxy.upstream import Upstream

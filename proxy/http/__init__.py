@@ -1,0 +1,4 @@
+"""The HTTP layer: app wiring, routes, auth, OpenAPI descriptions.
+
+Routes parse and answer; the chat request path itself lives in `proxy.chat`.
+"""
