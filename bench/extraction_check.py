@@ -30,9 +30,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from policies.choices import LOOKBACK, answered_list  # noqa: E402
-from policies.extraction import RuleExtractor  # noqa: E402  (needs the path above)
-from policies.memory import active_items, apply_extraction, render_item  # noqa: E402
+from policies.extract.choices import LOOKBACK, answered_list  # noqa: E402
+from policies.extract.extraction import RuleExtractor  # noqa: E402  (needs the path above)
+from policies.memory.reducer import active_items, apply_extraction, render_item  # noqa: E402
 from policies.types import ExtractionContext, MemoryItem, Turn  # noqa: E402
 
 

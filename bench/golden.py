@@ -42,9 +42,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.extraction_check import _message_text, _previous, _token_counter  # noqa: E402
-from policies.extraction import RuleExtractor  # noqa: E402
-from policies.linking import decisions  # noqa: E402
-from policies.memory import apply_extraction  # noqa: E402
+from policies.extract.extraction import RuleExtractor  # noqa: E402
+from policies.extract.linking import decisions  # noqa: E402
+from policies.memory.reducer import apply_extraction  # noqa: E402
 from policies.types import (  # noqa: E402
     Add,
     Confirm,

@@ -35,7 +35,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import httpx  # noqa: E402
 
-from policies.backfill import BACKFILL_HEADER  # noqa: E402
+from policies.longterm.backfill import BACKFILL_HEADER  # noqa: E402
 from proxy.config import settings_from_dict  # noqa: E402
 from proxy.http.app import create_app  # noqa: E402
 from proxy.stub_upstream import StubUpstream  # noqa: E402

@@ -32,8 +32,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a file: `python bench/prefix_breaks.py`
 
-from policies.layers import DELTA_HEADER, MEMORY_HEADER, RECALL_HEADER, REPLAY_HEADER  # noqa: E402
-from policies.summary import SUMMARY_HEADER  # noqa: E402
+from policies.assemble.layers import DELTA_HEADER, MEMORY_HEADER, RECALL_HEADER, REPLAY_HEADER  # noqa: E402
+from policies.assemble.summary import SUMMARY_HEADER  # noqa: E402
 from proxy.evaluation import Scenario, run_eval  # noqa: E402
 from proxy.records import serialised  # noqa: E402
 from proxy.tokens import TokenCounter  # noqa: E402

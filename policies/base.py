@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING, Protocol
 from policies.types import AssembledContext, Extraction, ExtractionContext, SummaryChunk, Turn
 
 if TYPE_CHECKING:
-    from policies.assembly import AssemblyInput
-    from policies.summary import DatedTurn
+    from policies.assemble.assembly import AssemblyInput
+    from policies.assemble.summary import DatedTurn
 
 
 class ExtractionPolicy(Protocol):
     """Turns one incoming message into memory operations.
 
     Must be deterministic for a given (turn, ctx) and must not mutate ctx.items:
-    the proxy applies the returned ops with `policies.memory.apply_extraction`.
+    the proxy applies the returned ops with `policies.memory.reducer.apply_extraction`.
     Assistant and tool messages may only produce `inferred`/data items.
     """
 

@@ -24,10 +24,11 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from policies.assemble.summary import DatedTurn, RuleSummarizer, render_chunks, sentence_score
 from policies.base import ExtractionPolicy
-from policies.cues import negated
-from policies.summary import DatedTurn, RuleSummarizer, render_chunks, sentence_score
-from policies.text import normalize
+from policies.language.cues import negated
+from policies.language.text import normalize
+from policies.language.values import extract_values, value_signature
 from policies.types import (
     Add,
     Confirm,
@@ -41,7 +42,6 @@ from policies.types import (
     Supersede,
     Turn,
 )
-from policies.values import extract_values, value_signature
 
 _LIVE = frozenset({"active", "pending"})
 RETRY_PROMPT = (

@@ -5,7 +5,7 @@
 - `summary_buffer` (C): the budget and three layers of history: a rolling
   summary of older turns, older turns recalled for the current input, the
   recent turns verbatim (compacted in steps);
-- `full` (D, the default): the backbone (`policies.backbone`): the user's
+- `full` (D, the default): the backbone (`policies.assemble.backbone`): the user's
   own words verbatim and in order, annotated where a later turn changed them,
   the assistant's older turns digested, tool results cut to key fields, the
   recent turns whole; the rule engine annotates and decides what gives way
@@ -34,7 +34,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from policies.assembly import (
+from policies.assemble.assembly import (
     BackboneAssembler,
     BackboneParams,
     FullAssembler,
@@ -46,11 +46,11 @@ from policies.assembly import (
     WindowAssembler,
     WindowParams,
 )
+from policies.assemble.params import RecallParams
+from policies.assemble.summary import RuleSummarizer, SummaryParams
 from policies.base import AssemblyPolicy, ExtractionPolicy
-from policies.extraction import RuleExtractor
+from policies.extract.extraction import RuleExtractor
 from policies.llm import Complete, LLMExtractor, LLMSummarizer
-from policies.params import RecallParams
-from policies.summary import RuleSummarizer, SummaryParams
 
 
 @dataclass(frozen=True, slots=True)

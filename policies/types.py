@@ -187,7 +187,7 @@ class AssembledContext:
     # True when the client's messages were forwarded unchanged.
     passthrough: bool = False
     used_item_ids: tuple[str, ...] = ()
-    # Lifecycle requests for the proxy (see `policies.assembly`): summarise the
+    # Lifecycle requests for the proxy (see `policies.assemble.assembly`): summarise the
     # turns before this ordinal (they no longer fit the recent window) ...
     compact_upto: int | None = None
     # ... keeping the rolling summary within this many tokens at this budget

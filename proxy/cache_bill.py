@@ -7,7 +7,7 @@ ones `prompt_tokens_details.cache_write_tokens` (or
 `cache_creation_input_tokens`), both included in `prompt_tokens`. Prices come
 from litellm's model cost map (`cache_read_input_token_cost`,
 `cache_creation_input_token_cost`); where it has none, the input price times
-the family's rule (`policies.cache_pricing`).
+the family's rule (`policies.assemble.cache_pricing`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from policies.cache_hints import add_breakpoints, client_cache_key, session_cache_key
-from policies.cache_pricing import (
+from policies.assemble.cache_hints import add_breakpoints, client_cache_key, session_cache_key
+from policies.assemble.cache_pricing import (
     RULES,
     CacheRule,
     family_for,

@@ -22,8 +22,8 @@ from pydantic import (
     model_validator,
 )
 
-from policies.cache_pricing import FAMILIES
-from policies.longterm import LongTermParams
+from policies.assemble.cache_pricing import FAMILIES
+from policies.longterm.consolidate import LongTermParams
 
 Mode = Literal["managed", "raw", "shadow", "compare"]
 ENV_PREFIX = "os.environ/"

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from policies.budget import message_tokens
+from policies.assemble.budget import message_tokens
 from policies.types import Turn
 from proxy.chat_request import SYSTEM_ROLES, chain_hashes, message_hash, message_text
 from proxy.store.repo import SessionRow, StoredMessage

@@ -20,7 +20,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from policies.linking import decision_line
+from policies.extract.linking import decision_line
 from proxy.config import Settings
 from proxy.store.repo import Store
 

@@ -22,10 +22,10 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from policies.assemble.recall import RecallIndex
+from policies.assemble.summary import DatedTurn, render_chunks, summary_tokens, trim_chunks
 from policies.base import SummarizationPolicy
-from policies.dates import DateLabels, stated_date
-from policies.recall import RecallIndex
-from policies.summary import DatedTurn, render_chunks, summary_tokens, trim_chunks
+from policies.language.dates import DateLabels, stated_date
 from policies.types import MemoryLayout, PlacedNote, RecallHit, SummaryChunk, TokenCounter, Turn
 from proxy.store.repo import SessionRow, Store
 
@@ -40,7 +40,7 @@ class SessionLayers:
     # the layout, a cache-friendliness hint: losing them costs one rewrite
     # of the prompt's end).
     notes: tuple[PlacedNote, ...] = ()
-    # The backbone's levels of its frozen exchanges (`policies.backbone`), by
+    # The backbone's levels of its frozen exchanges (`policies.assemble.backbone`), by
     # first ordinal; like the notes, a hint for the prompt cache.
     backbone: dict[int, tuple[int, int, str]] = field(default_factory=dict)
 

@@ -5,11 +5,11 @@ without one nothing crosses conversations. It is always inside the caller's
 tenant. Two paths:
 
 - Backfill, on the request path: the user's items are read (with a timeout)
-  and `policies.backfill` picks the background lines. A store error or a slow
+  and `policies.longterm.backfill` picks the background lines. A store error or a slow
   read only means no background this time: the chat goes on.
 - Consolidation, off it: after a request's memory work, a job with a snapshot
   of the session's items and the turns goes to a bounded queue; one worker
-  merges it into the user's items (`policies.longterm`). A failure is logged
+  merges it into the user's items (`policies.longterm.consolidate`). A failure is logged
   and counted; it never reaches a chat request. A full queue drops the job
   (the next request of the session brings the same items again).
 
@@ -37,10 +37,10 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from policies.backfill import Backfill, BackfillQuery, backfill_cap, plan_backfill
-from policies.budget import split_mandatory
+from policies.assemble.budget import split_mandatory
 from policies.llm import PolicyCall
-from policies.longterm import (
+from policies.longterm.backfill import Backfill, BackfillQuery, backfill_cap, plan_backfill
+from policies.longterm.consolidate import (
     LongTermItem,
     LongTermParams,
     consolidation_candidates,

@@ -13,10 +13,10 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 
 from policies.base import ExtractionPolicy
-from policies.choices import LOOKBACK, answered_list
-from policies.forgetting import ARCHIVED_NOTE, REPROMOTED_NOTE
+from policies.extract.choices import LOOKBACK, answered_list
 from policies.llm import LLMExtractor, PolicyCall
-from policies.memory import apply_extraction, rollback
+from policies.memory.forgetting import ARCHIVED_NOTE, REPROMOTED_NOTE
+from policies.memory.reducer import apply_extraction, rollback
 from policies.types import (
     Extraction,
     ExtractionContext,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Literal
 
-from policies.memory import rollback
+from policies.memory.reducer import rollback
 from policies.types import MemoryItem
 from proxy.conversation import Conversation
 from proxy.ids import new_id

@@ -41,7 +41,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from policies.cache_pricing import RULES, CacheRule, cached_prefix
+from policies.assemble.cache_pricing import RULES, CacheRule, cached_prefix
 from proxy.records import common_chars as _common_chars
 from proxy.records import serialised
 from proxy.stub_passthrough import StubFiles, passthrough_routes

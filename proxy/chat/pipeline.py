@@ -20,7 +20,7 @@ from typing import Any
 
 from fastapi.responses import Response
 
-from policies.cache_pricing import CacheRule
+from policies.assemble.cache_pricing import CacheRule
 from policies.registry import Policies
 from proxy.cache_bill import rule_for
 from proxy.chat import after, forward, prepare, stream

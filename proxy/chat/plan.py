@@ -15,8 +15,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from policies.backfill import Backfill
 from policies.llm import PolicyCall
+from policies.longterm.backfill import Backfill
 from policies.registry import Preset
 from policies.types import AssembledContext, Turn
 from proxy.chat_request import ChatRequest

@@ -14,13 +14,13 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from policies.assembly import AssemblyInput
-from policies.backfill import place_backfill
-from policies.budget import resolve_budget, split_mandatory
-from policies.linking import decisions
+from policies.assemble.assembly import AssemblyInput
+from policies.assemble.budget import resolve_budget, split_mandatory
+from policies.extract.linking import decisions
+from policies.language.text import term_set
 from policies.llm import PolicyCall
+from policies.longterm.backfill import place_backfill
 from policies.registry import Preset
-from policies.text import term_set
 from policies.types import AssembledContext, MemoryItem, Turn
 from proxy.cache_bill import cache_hints, raw_decision
 from proxy.chat.plan import (

@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from policies.budget import message_tokens
+from policies.assemble.budget import message_tokens
 from proxy.errors import ProxyError
 from proxy.http.routes import _memory_headers, _parse_json, _read_body, prepare_chat
 from proxy.http.services import Services

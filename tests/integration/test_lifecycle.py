@@ -71,7 +71,7 @@ async def test_compaction_is_stepwise_and_prompts_grow_between_compactions(proxy
         pairs = enumerate(zip(before, now, strict=False))
         same = next((i for i, (a, b) in pairs if a != b), len(before))
         assert cur["prefix_share"] >= prefix_share(before[:same], now, TokenCounter()) - 1e-9
-        # Late sections stay where they went (policies.placed); where they no
+        # Late sections stay where they went (policies.assemble.placed); where they no
         # longer fit with the new turns, the last of them go, and nothing else:
         # the prompt repeats the previous one up to the first that went, and
         # every client turn after it is still there, in order.

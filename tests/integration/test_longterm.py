@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from policies.backfill import BACKFILL_HEADER
+from policies.longterm.backfill import BACKFILL_HEADER
 from proxy.config import ConfigError, settings_from_dict
 
 KEYS = ["key-tenant-a", "key-tenant-b"]
@@ -258,7 +258,7 @@ async def test_a_later_conversation_can_retire_a_long_term_rule(
 
 
 async def test_an_erasure_skips_the_users_queued_consolidation(tmp_path: Path) -> None:
-    from policies.longterm import LongTermParams
+    from policies.longterm.consolidate import LongTermParams
     from policies.types import MemoryItem, Turn
     from proxy.longterm import ConsolidationJob, LongTermMemory
     from proxy.store.repo import Store

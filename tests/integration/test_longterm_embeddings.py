@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from policies.backfill import BACKFILL_HEADER
+from policies.longterm.backfill import BACKFILL_HEADER
 from proxy.stub_upstream import Fault
 from tests.integration.test_longterm import SYSTEM, auth, converse, latest_record
 

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from policies.cache_hints import MAX_BREAKPOINTS, count_breakpoints
+from policies.assemble.cache_hints import MAX_BREAKPOINTS, count_breakpoints
 from proxy.inspect_cli import show_ab, show_request
 
 # ~1,500 tokens of a system prompt of our own: long enough for a provider to cache.
@@ -336,7 +336,7 @@ async def chat_as(proxy: Any, user: str, turns: list[str], **headers: str) -> li
 async def test_raw_forwarded_when_cheaper_and_the_decision_recorded(
     proxy_factory: Any, stub_upstream: Any, flag: bool
 ) -> None:
-    from policies.backfill import BACKFILL_HEADER
+    from policies.longterm.backfill import BACKFILL_HEADER
 
     proxy = await proxy_factory(memory={"cache": {"raw_when_cheaper": flag}})
     await chat_as(proxy, "dana", ["Always book an aisle seat for me.", "Thanks."])

@@ -5,9 +5,9 @@ from __future__ import annotations
 from itertools import count
 from typing import Any
 
-from policies.choices import LOOKBACK, answered_list
-from policies.extraction import RuleExtractor
-from policies.memory import apply_extraction
+from policies.extract.choices import LOOKBACK, answered_list
+from policies.extract.extraction import RuleExtractor
+from policies.memory.reducer import apply_extraction
 from policies.types import Extraction, ExtractionContext, MemoryItem, Turn
 
 

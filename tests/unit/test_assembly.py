@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from policies.assembly import (
+from policies.assemble.assembly import (
     MEMORY_HEADER,
     REPLAY_HEADER,
     AssemblyInput,
@@ -23,8 +23,8 @@ from policies.assembly import (
     WindowAssembler,
     render_item_line,
 )
+from policies.assemble.budget import message_text, message_tokens, split_mandatory
 from policies.base import AssemblyPolicy
-from policies.budget import message_text, message_tokens, split_mandatory
 from policies.types import AssembledContext, MemoryItem, TokenCounter, Turn
 
 

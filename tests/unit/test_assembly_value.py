@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from policies.assembly import MEMORY_HEADER, REPLAY_HEADER, FullAssembler
-from policies.params import FullParams
-from policies.scoring import ScoringParams, score_item
+from policies.assemble.assembly import MEMORY_HEADER, REPLAY_HEADER, FullAssembler
+from policies.assemble.params import FullParams
+from policies.memory.scoring import ScoringParams, score_item
 from policies.types import MemoryItem
 from tests.unit.test_assembly import make_input, msg
 

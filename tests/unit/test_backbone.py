@@ -1,5 +1,5 @@
-"""The backbone (`policies.backbone`, `policies.digest`): the user's words verbatim,
-older replies digested, tool results cut to key fields, revisions annotated in place."""
+"""The backbone (`policies.assemble.backbone`, `policies.assemble.digest`): the user's words
+verbatim, older replies digested, tool results cut to key fields, revisions annotated in place."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from policies.assembly import BackboneAssembler, UserTurnsAssembler
-from policies.backbone import NOTE_PREFIX, WITHDRAWN_NOTE, BackboneParams
-from policies.digest import CUES, digest_assistant
-from policies.staleness import REPLACED_VALUE
+from policies.assemble.assembly import BackboneAssembler, UserTurnsAssembler
+from policies.assemble.backbone import NOTE_PREFIX, WITHDRAWN_NOTE, BackboneParams
+from policies.assemble.digest import CUES, digest_assistant
+from policies.memory.staleness import REPLACED_VALUE
 from policies.types import MemoryItem
 from tests.unit.test_assembly import call, make_input
 

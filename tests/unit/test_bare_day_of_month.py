@@ -8,7 +8,7 @@ In Chinese a bare "15号" is already a value (a label with unit 号), so a later
 
 from __future__ import annotations
 
-from policies.values import extract_values
+from policies.language.values import extract_values
 from tests.unit.extraction_support import active_values
 
 

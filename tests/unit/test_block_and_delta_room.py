@@ -8,8 +8,8 @@ outgrows the budget.
 
 from __future__ import annotations
 
-from policies.layers import MemoryQuery, plan_memory
-from policies.params import FullParams
+from policies.assemble.layers import MemoryQuery, plan_memory
+from policies.assemble.params import FullParams
 from tests.unit.test_core_lines import RULES, count
 
 PARAMS = FullParams.model_validate({"max_anchors": 0, "min_anchors": 0})

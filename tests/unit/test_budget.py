@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from policies.budget import (
+from policies.assemble.budget import (
     MIN_DERIVED_BUDGET,
     NON_TEXT_PART_TOKENS,
     group_turns,

@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from policies.cache_hints import (
+from policies.assemble.cache_hints import (
     MAX_BREAKPOINTS,
     add_breakpoints,
     count_breakpoints,
     session_cache_key,
 )
-from policies.cache_pricing import (
+from policies.assemble.cache_pricing import (
     RULES,
     cached_prefix,
     estimate_bill,

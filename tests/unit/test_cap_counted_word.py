@@ -7,7 +7,7 @@ dogs"). The same thing capped again still replaces it.
 
 from __future__ import annotations
 
-from policies.values import extract_values
+from policies.language.values import extract_values
 from tests.unit.extraction_support import active_values
 
 

@@ -4,9 +4,9 @@ facts that name things. Sentences of our own, zh and en."""
 
 from __future__ import annotations
 
-from policies.names import names_contact, person_names
-from policies.scoring import ScoringParams, score_item
-from policies.statements import read_statements
+from policies.extract.statements import read_statements
+from policies.language.names import names_contact, person_names
+from policies.memory.scoring import ScoringParams, score_item
 from policies.types import MemoryItem
 from tests.unit.extraction_support import active_values
 
@@ -65,7 +65,7 @@ def test_zh_rule_about_a_pronoun_ranks_below_a_named_rule() -> None:
 
 
 def test_phone_numbers_are_references() -> None:
-    from policies.values import extract_values
+    from policies.language.values import extract_values
 
     for text, phone in (
         ("Call the caterer at 415-555-0199 before noon.", "415-555-0199"),

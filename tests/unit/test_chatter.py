@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from policies.chatter import chatter
-from policies.memory import active_items
-from policies.statements import read_statements
+from policies.extract.chatter import chatter
+from policies.extract.statements import read_statements
+from policies.memory.reducer import active_items
 from tests.unit.extraction_support import fold_messages
 
 _RULES = frozenset({"directive", "constraint", "preference"})

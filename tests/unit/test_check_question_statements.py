@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from policies.cues import check_question, is_question
-from policies.values import extract_values
+from policies.language.cues import check_question, is_question
+from policies.language.values import extract_values
 from tests.unit.extraction_support import active_values
 
 SYSTEM_EN = "You help a small business owner plan."

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.choices import chosen_option, picked
+from policies.extract.choices import chosen_option, picked
 
 OPTIONS = ["Tandem ride", "Repair clinic", "Kids' obstacle course"]
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from policies.matching import key_terms
-from policies.statements import read_statements
+from policies.extract.statements import read_statements
+from policies.language.matching import key_terms
 
 _TOPIC = key_terms("你是一位升学顾问。You help a family plan a renovation.")
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from policies.compact import compact_value
-from policies.layers import render_item_line
+from policies.assemble.compact import compact_value
+from policies.assemble.layers import render_item_line
 from policies.types import MemoryItem
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from policies.cues import read_cues
-from policies.matching import key_terms
-from policies.statements import read_statements
+from policies.extract.statements import read_statements
+from policies.language.cues import read_cues
+from policies.language.matching import key_terms
 
 _TOPIC = key_terms("你是一位升学顾问。You help plan a school trip.")
 

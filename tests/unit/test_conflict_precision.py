@@ -12,10 +12,10 @@ what will do now, replaces it. Our own sentences, zh and en.
 
 from __future__ import annotations
 
-from policies.contradiction import contradicts, reverses, settles
-from policies.memory import active_items
+from policies.extract.contradiction import contradicts, reverses, settles
+from policies.language.values import extract_values
+from policies.memory.reducer import active_items
 from policies.types import MemoryItem
-from policies.values import extract_values
 from tests.unit.extraction_support import fold_messages
 
 SYSTEM_EN = "You are an assistant that helps a small team plan events and write notices."

@@ -5,7 +5,7 @@ comparison still go. Our own sentences."""
 
 from __future__ import annotations
 
-from policies.compact import core_value
+from policies.assemble.compact import core_value
 
 
 def test_en_the_comparison_naming_the_new_way_stays() -> None:

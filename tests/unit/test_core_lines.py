@@ -7,9 +7,15 @@ word the rule needs. Sentences of our own, zh and en.
 
 from __future__ import annotations
 
-from policies.compact import core_value
-from policies.layers import MEMORY_HEADER, MemoryQuery, core_line, plan_memory, render_item_line
-from policies.params import FullParams
+from policies.assemble.compact import core_value
+from policies.assemble.layers import (
+    MEMORY_HEADER,
+    MemoryQuery,
+    core_line,
+    plan_memory,
+    render_item_line,
+)
+from policies.assemble.params import FullParams
 from policies.types import MemoryItem
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.embedded import without_embedded
+from policies.extract.embedded import without_embedded
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Room for the evidence a question about the past needs (`policies.evidence`),
+"""Room for the evidence a question about the past needs (`policies.assemble.evidence`),
 through the backbone assembler, with a real recall index (zh + en)."""
 
 from __future__ import annotations
@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from policies.assembly import BackboneAssembler
-from policies.backbone import EVIDENCE_CUT, BackboneParams
-from policies.clip import clip_sentence
-from policies.dates import DateLabels
-from policies.evidence import frozen_cut, order_hits
-from policies.question import read_question
-from policies.recall import RecallIndex
-from policies.text import term_set
+from policies.assemble.assembly import BackboneAssembler
+from policies.assemble.backbone import EVIDENCE_CUT, BackboneParams
+from policies.assemble.evidence import frozen_cut, order_hits
+from policies.assemble.question import read_question
+from policies.assemble.recall import RecallIndex
+from policies.language.clip import clip_sentence
+from policies.language.dates import DateLabels
+from policies.language.text import term_set
 from policies.types import RecallHit
 from tests.unit.test_assembly import item, make_input
 

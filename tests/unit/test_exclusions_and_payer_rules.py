@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.cues import read_cues
+from policies.language.cues import read_cues
 from tests.unit.extraction_support import active_values
 
 _TRIP = "你是一名旅行规划助手。"

@@ -7,7 +7,7 @@ not the eval scenarios', to test the phenomenon rather than the samples.
 
 from __future__ import annotations
 
-from policies.memory import active_items, render_item
+from policies.memory.reducer import active_items, render_item
 from policies.types import Conflict, Extraction, MemoryItem
 from tests.unit.extraction_support import fold_messages
 

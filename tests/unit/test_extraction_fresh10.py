@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from policies.limits import named_limit
-from policies.statements import read_statements
-from policies.values import extract_values
+from policies.extract.limits import named_limit
+from policies.extract.statements import read_statements
+from policies.language.values import extract_values
 from tests.unit.extraction_support import active_values
 
 SYSTEM_ZH = "你是帮小商家做内容运营的助手。"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from policies.segment import without_clause
-from policies.values import extract_values
+from policies.language.segment import without_clause
+from policies.language.values import extract_values
 from tests.unit.extraction_support import active_values as _active
 from tests.unit.extraction_support import fold_messages
 
@@ -161,7 +161,7 @@ def test_remainder_that_only_comments_on_the_changed_clause_is_dropped() -> None
 
 
 def test_an_id_the_user_gave_outranks_a_plain_fact_of_the_same_age() -> None:
-    from policies.scoring import ScoringParams, score_item
+    from policies.memory.scoring import ScoringParams, score_item
     from policies.types import MemoryItem
 
     def item(value: str) -> MemoryItem:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from policies.slots import named_slot
-from policies.values import extract_values
+from policies.language.values import extract_values
+from policies.memory.slots import named_slot
 from tests.unit.extraction_support import active_values, fold_messages
 
 SYSTEM_EN = "You are an assistant for someone opening a small coffee cart."

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from policies.cues import recap_request
-from policies.segment import drop_retracted
-from policies.values import extract_values
+from policies.language.cues import recap_request
+from policies.language.segment import drop_retracted
+from policies.language.values import extract_values
 from tests.unit.extraction_support import active_values
 
 SYSTEM_EN = "You are an assistant for someone organising a community event."

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from policies.choices import answered_list, chosen_option, list_options
-from policies.cues import read_cues
-from policies.segment import drop_retracted
-from policies.statements import read_statements
-from policies.values import contact_details, extract_values
+from policies.extract.choices import answered_list, chosen_option, list_options
+from policies.extract.statements import read_statements
+from policies.language.cues import read_cues
+from policies.language.segment import drop_retracted
+from policies.language.values import contact_details, extract_values
 from tests.unit.extraction_support import active_values
 
 SYSTEM_EN = "You are an assistant for a small business owner."

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from policies.rivals import TOTAL, sole_rival_pair
+from policies.extract.rivals import TOTAL, sole_rival_pair
+from policies.language.values import extract_values
 from policies.types import MemoryItem
-from policies.values import extract_values
 from tests.unit.extraction_support import active_values
 
 SYSTEM_ZH = "你是帮用户安排活动的助手。"

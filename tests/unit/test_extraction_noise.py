@@ -8,10 +8,10 @@ requirements, so a rule that creates them is as harmful as one that misses.
 
 from __future__ import annotations
 
-from policies.choices import chosen_option, list_options
-from policies.cues import read_cues
-from policies.memory import active_items
-from policies.statements import read_statements
+from policies.extract.choices import chosen_option, list_options
+from policies.extract.statements import read_statements
+from policies.language.cues import read_cues
+from policies.memory.reducer import active_items
 from policies.types import MemoryItem
 from tests.unit.extraction_support import fold_messages
 

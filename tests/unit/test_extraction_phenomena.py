@@ -7,11 +7,11 @@ extractor used to miss, and checks it on phrasings written for this file
 
 from __future__ import annotations
 
-from policies.cues import contrast_terms, is_question, read_cues, recap_request
-from policies.matching import weighted_terms
-from policies.memory import active_items
+from policies.language.cues import contrast_terms, is_question, read_cues, recap_request
+from policies.language.matching import weighted_terms
+from policies.language.values import extract_values
+from policies.memory.reducer import active_items
 from policies.types import Extraction, MemoryItem
-from policies.values import extract_values
 from tests.unit.extraction_support import fold_messages
 
 SYSTEM_EN = "You are a helpful assistant for planning, writing and everyday tasks."

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.cues import read_cues
+from policies.language.cues import read_cues
 from tests.unit.extraction_support import active_values, fold_messages
 
 SYSTEM_EN = "You help a volunteer run a neighbourhood bike repair day."

@@ -6,9 +6,9 @@ revisions and revocations the way people type them in chat.
 
 from __future__ import annotations
 
-from policies.memory import active_items, render_item, rollback
+from policies.language.values import extract_values
+from policies.memory.reducer import active_items, render_item, rollback
 from policies.types import Extraction, MemoryItem
-from policies.values import extract_values
 from tests.unit.extraction_support import fold_messages
 
 SYSTEM = "你是一个贴心的生活和工作助理，帮用户规划活动、整理要求。"

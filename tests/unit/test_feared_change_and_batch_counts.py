@@ -5,8 +5,8 @@ an older one; and how a group is split ("分三批" → "分四批", "in three b
 
 from __future__ import annotations
 
-from policies.cues import read_cues
-from policies.values import extract_values
+from policies.language.cues import read_cues
+from policies.language.values import extract_values
 from tests.unit.extraction_support import active_values
 
 

@@ -6,7 +6,7 @@ trigger: an offer merely considered, and another sale's price."""
 
 from __future__ import annotations
 
-from policies.values import extract_values, numeric_closeness
+from policies.language.values import extract_values, numeric_closeness
 from tests.unit.extraction_support import active_values
 
 _ZH = "你帮我卖临街的商铺，出主意、算账、写材料。"

@@ -5,9 +5,9 @@ count, another group, a story, or two live counts leave it alone (zh + en)."""
 
 from __future__ import annotations
 
-from policies.recount import recount_replacements, recounted_pair, sole_count, whole_counts
+from policies.extract.recount import recount_replacements, recounted_pair, sole_count, whole_counts
+from policies.language.values import extract_values
 from policies.types import MemoryItem, Supersede
-from policies.values import extract_values
 from tests.unit.extraction_support import active_values as _active
 
 

@@ -8,9 +8,9 @@ look-alikes that must not trigger."""
 
 from __future__ import annotations
 
-from policies.matching import key_terms
-from policies.statements import read_statements
-from policies.values import extract_values
+from policies.extract.statements import read_statements
+from policies.language.matching import key_terms
+from policies.language.values import extract_values
 from tests.unit.extraction_support import active_values
 
 _SYSTEM_ZH = "你是少儿编程培训班的助理，帮忙排课、招生和算预算。"

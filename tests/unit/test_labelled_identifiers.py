@@ -7,7 +7,7 @@ is" stay counts ("the total number is 1200").
 
 from __future__ import annotations
 
-from policies.values import extract_values
+from policies.language.values import extract_values
 
 
 def kinds(text: str) -> list[tuple[str, str]]:

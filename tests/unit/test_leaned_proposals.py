@@ -4,8 +4,8 @@ the user's plan. Our own sentences, and look-alikes that must not trigger."""
 
 from __future__ import annotations
 
-from policies.matching import key_terms
-from policies.statements import read_statements
+from policies.extract.statements import read_statements
+from policies.language.matching import key_terms
 
 _TOPIC = key_terms("你是一名企业行政助理，帮助HR同事安排公司事务。We plan a wedding reception.")
 

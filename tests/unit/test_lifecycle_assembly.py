@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from policies.assembly import DELTA_HEADER, MEMORY_HEADER, AssemblyInput, FullAssembler
-from policies.budget import split_mandatory
-from policies.forgetting import ForgettingParams, entity_line, fades, grade
-from policies.params import FullParams
-from policies.summary import DatedTurn, RuleSummarizer
+from policies.assemble.assembly import DELTA_HEADER, MEMORY_HEADER, AssemblyInput, FullAssembler
+from policies.assemble.budget import split_mandatory
+from policies.assemble.params import FullParams
+from policies.assemble.summary import DatedTurn, RuleSummarizer
+from policies.memory.forgetting import ForgettingParams, entity_line, fades, grade
 from policies.types import AssembledContext, MemoryItem, Turn
 from tests.unit.test_assembly import check_structure, count, msg, turns_from
 
@@ -196,7 +196,7 @@ def _turn(ordinal: int) -> Turn:
 
 
 def test_a_recalled_question_comes_with_its_reply_only_from_summarised_turns() -> None:
-    from policies.assembly import RECALL_HEADER
+    from policies.assemble.assembly import RECALL_HEADER
     from policies.types import RecallHit
 
     messages = chat(12)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from policies.linking import LINKERS, PLACEMENT, decision_line, decisions, reason
+from policies.extract.linking import LINKERS, PLACEMENT, decision_line, decisions, reason
 from policies.types import Extraction, MemoryItem
 from tests.unit.extraction_support import fold_messages
 

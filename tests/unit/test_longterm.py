@@ -5,15 +5,15 @@ from __future__ import annotations
 from itertools import count
 from typing import Any
 
-from policies.backfill import (
+from policies.assemble.layers import REPLAY_HEADER
+from policies.longterm.backfill import (
     BACKFILL_HEADER,
     Backfill,
     BackfillQuery,
     place_backfill,
     plan_backfill,
 )
-from policies.layers import REPLAY_HEADER
-from policies.longterm import (
+from policies.longterm.consolidate import (
     LongTermItem,
     LongTermParams,
     Pick,
@@ -21,7 +21,7 @@ from policies.longterm import (
     merge_items,
     retire_revoked,
 )
-from policies.memory import rollback
+from policies.memory.reducer import rollback
 from policies.types import AssembledContext, MemoryItem, Section, Turn
 from tests.unit.extraction_support import fold_messages
 

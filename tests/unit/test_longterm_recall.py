@@ -6,9 +6,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from policies.backfill import Backfill, BackfillQuery, cosine, plan_backfill
-from policies.longterm import LongTermItem, LongTermParams, LongTermVersion, forget_session
-from policies.value_kinds import choices, other_choice
+from policies.language.value_kinds import choices, other_choice
+from policies.longterm.backfill import Backfill, BackfillQuery, cosine, plan_backfill
+from policies.longterm.consolidate import (
+    LongTermItem,
+    LongTermParams,
+    LongTermVersion,
+    forget_session,
+)
 from tests.unit.extraction_support import fold_messages
 
 DAY = 1_790_000_000.0  # 2026-09-21 UTC

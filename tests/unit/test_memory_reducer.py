@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from policies.memory import active_items, apply_extraction, render_item, rollback
+from policies.memory.reducer import active_items, apply_extraction, render_item, rollback
 from policies.types import (
     Add,
     Confirm,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.limits import named_limit
+from policies.extract.limits import named_limit
 from tests.unit.extraction_support import active_values
 
 SYSTEM = "You are a helpful assistant."

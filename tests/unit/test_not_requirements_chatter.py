@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.statements import read_statements
+from policies.extract.statements import read_statements
 
 
 def kept(text: str, opening: bool = False) -> list[str]:

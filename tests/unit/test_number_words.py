@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.values import extract_values
+from policies.language.values import extract_values
 
 
 @pytest.mark.parametrize(

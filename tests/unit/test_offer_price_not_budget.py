@@ -7,8 +7,8 @@ its own). The user changing their own amount still revises it.
 
 from __future__ import annotations
 
-from policies.value_roles import is_offer_price
-from policies.values import extract_values
+from policies.language.value_roles import is_offer_price
+from policies.language.values import extract_values
 from tests.unit.extraction_support import active_values
 
 

@@ -4,7 +4,7 @@ corrected number, and the number taken back is not shown."""
 
 from __future__ import annotations
 
-from policies.segment import drop_retracted, self_fixed
+from policies.language.segment import drop_retracted, self_fixed
 from tests.unit.extraction_support import active_values as _active
 
 

@@ -8,7 +8,7 @@ a discount") is no amount of money.
 
 from __future__ import annotations
 
-from policies.values import extract_values
+from policies.language.values import extract_values
 from tests.unit.extraction_support import active_values
 
 

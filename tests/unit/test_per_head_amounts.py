@@ -6,7 +6,7 @@ Our own sentences, and look-alikes that must not trigger."""
 
 from __future__ import annotations
 
-from policies.values import extract_values
+from policies.language.values import extract_values
 from tests.unit.extraction_support import active_values
 
 _ZH = "你是公司行政助理，帮同事筹办部门聚餐和团建。"

@@ -1,4 +1,4 @@
-"""Late sections kept in place across requests (policies.placed).
+"""Late sections kept in place across requests (policies.assemble.placed).
 
 A session is driven the way the proxy drives it: each request gets the
 summary chunks, the memory layout and the placed notes the previous one left,
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from policies.assembly import (
+from policies.assemble.assembly import (
     DELTA_HEADER,
     RECALL_HEADER,
     REPLAY_HEADER,
@@ -18,8 +18,8 @@ from policies.assembly import (
     FullAssembler,
     SummaryBufferAssembler,
 )
-from policies.params import FullParams
-from policies.placed import turn_checksum
+from policies.assemble.params import FullParams
+from policies.assemble.placed import turn_checksum
 from policies.types import AssembledContext, MemoryItem, PlacedNote, RecallHit
 from tests.unit.test_assembly import check_structure, count, msg
 from tests.unit.test_lifecycle_assembly import compact, item, make

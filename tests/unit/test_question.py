@@ -1,10 +1,10 @@
-"""What the current input asks of the past (`policies.question`), zh + en."""
+"""What the current input asks of the past (`policies.assemble.question`), zh + en."""
 
 from __future__ import annotations
 
 import pytest
 
-from policies.question import read_question
+from policies.assemble.question import read_question
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,9 @@ turns, and the assistant's words, are quoted as they were.
 
 from __future__ import annotations
 
-from policies.layers import plan_recall
-from policies.summary import render_line
-from policies.text import term_set
+from policies.assemble.layers import plan_recall
+from policies.assemble.summary import render_line
+from policies.language.text import term_set
 from policies.types import RecallHit, SummaryLine
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from policies.dates import DateLabels, day_label, marker_date, strip_markers
-from policies.layers import RECALL_HEADER, plan_recall
-from policies.recall import RecallIndex, companion, snippet
-from policies.text import term_set
+from policies.assemble.layers import RECALL_HEADER, plan_recall
+from policies.assemble.recall import RecallIndex, companion, snippet
+from policies.language.dates import DateLabels, day_label, marker_date, strip_markers
+from policies.language.text import term_set
 from policies.types import RecallHit, Turn
 
 FILLER = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.relative import read_changes, relative_changes
+from policies.extract.relative import read_changes, relative_changes
 from policies.types import MemoryItem, Supersede
 from tests.unit.extraction_support import active_values, fold_messages
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from policies.cues import read_cues
-from policies.values import extract_values
+from policies.language.cues import read_cues
+from policies.language.values import extract_values
 from tests.unit.extraction_support import active_values
 
 

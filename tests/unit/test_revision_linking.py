@@ -10,11 +10,11 @@ word or one kind of value does not make two statements about the same thing.
 
 from __future__ import annotations
 
-from policies.memory import active_items
-from policies.segment import clauses
-from policies.staleness import StaleFilter
+from policies.language.segment import clauses
+from policies.language.values import extract_values, value_signature
+from policies.memory.reducer import active_items
+from policies.memory.staleness import StaleFilter
 from policies.types import MemoryItem
-from policies.values import extract_values, value_signature
 from tests.unit.extraction_support import fold_messages
 
 SYSTEM_EN = "You are a helpful assistant for planning, writing and everyday tasks."

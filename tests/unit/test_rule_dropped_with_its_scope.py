@@ -9,7 +9,7 @@ never the latest rule by default as a bare "scratch that" does.
 
 from __future__ import annotations
 
-from policies.cues import read_cues
+from policies.language.cues import read_cues
 from tests.unit.extraction_support import active_values
 
 _FORMAL = "For any emails to suppliers, draft them in a formal tone, we want to look serious."

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.statements import read_statements
+from policies.extract.statements import read_statements
 from tests.unit.extraction_support import active_values
 
 SYSTEM_ZH = "你是帮用户写报告的助手。"

@@ -5,7 +5,7 @@ and look-alikes that must not trigger."""
 
 from __future__ import annotations
 
-from policies.cues import read_cues
+from policies.language.cues import read_cues
 
 
 def _directive(text: str) -> int:

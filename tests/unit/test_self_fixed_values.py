@@ -3,9 +3,9 @@ kept, shown with the corrected value only, ranked like a concrete fact."""
 
 from __future__ import annotations
 
-from policies.memory import render_item
-from policies.scoring import ScoringParams, score_item
-from policies.segment import drop_retracted, self_fixed
+from policies.language.segment import drop_retracted, self_fixed
+from policies.memory.reducer import render_item
+from policies.memory.scoring import ScoringParams, score_item
 from policies.types import MemoryItem
 from tests.unit.extraction_support import active_values as _active
 

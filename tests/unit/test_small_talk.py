@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from policies.cues import small_talk
-from policies.memory import active_items
-from policies.summary import sentence_score
+from policies.assemble.summary import sentence_score
+from policies.language.cues import small_talk
+from policies.memory.reducer import active_items
 from tests.unit.extraction_support import fold_messages
 
 SYSTEM = "You are a friendly assistant; chat with the user about their life and plans."

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import pytest
 
-from policies.dates import strip_marker
-from policies.idioms import mask_idioms, media_only
-from policies.memory import active_items
-from policies.statements import read_statements
+from policies.extract.statements import read_statements
+from policies.language.dates import strip_marker
+from policies.language.idioms import mask_idioms, media_only
+from policies.memory.reducer import active_items
 from tests.unit.extraction_support import fold_messages
 
 _RULES = frozenset({"directive", "constraint", "goal"})

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.compact import compact_value, core_value
+from policies.assemble.compact import compact_value, core_value
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from policies.values import extract_values
+from policies.language.values import extract_values
 from tests.unit.extraction_support import active_values
 
 

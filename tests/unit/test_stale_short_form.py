@@ -4,7 +4,7 @@ quotes the old value to say why it went. Sentences of our own, zh and en."""
 
 from __future__ import annotations
 
-from policies.staleness import StaleFilter, _distinctive, _short_form
+from policies.memory.staleness import StaleFilter, _distinctive, _short_form
 from policies.types import MemoryItem
 
 

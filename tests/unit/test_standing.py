@@ -1,12 +1,12 @@
-"""What earns the working-memory block's room (`policies.standing`)."""
+"""What earns the working-memory block's room (`policies.memory.standing`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from policies.assembly import MEMORY_HEADER, FullAssembler
-from policies.params import FullParams
-from policies.standing import cap_incidental, is_standing
+from policies.assemble.assembly import MEMORY_HEADER, FullAssembler
+from policies.assemble.params import FullParams
+from policies.memory.standing import cap_incidental, is_standing
 from tests.unit.test_assembly import count, msg
 from tests.unit.test_lifecycle_assembly import chat, item, make
 

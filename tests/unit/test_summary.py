@@ -5,8 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from policies.staleness import StaleFilter
-from policies.summary import (
+from policies.assemble.summary import (
     SUMMARY_HEADER,
     DatedTurn,
     RuleSummarizer,
@@ -15,6 +14,7 @@ from policies.summary import (
     summary_tokens,
     trim_chunks,
 )
+from policies.memory.staleness import StaleFilter
 from policies.types import ItemVersion, MemoryItem, SummaryChunk, Turn
 
 

@@ -1,10 +1,10 @@
-"""Standing rules for a kind of task (`policies.task_scope`), zh + en."""
+"""Standing rules for a kind of task (`policies.longterm.task_scope`), zh + en."""
 
 from __future__ import annotations
 
 import pytest
 
-from policies.task_scope import shared_task
+from policies.longterm.task_scope import shared_task
 
 
 @pytest.mark.parametrize(

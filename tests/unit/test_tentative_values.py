@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from itertools import count
 
-from policies.tentative import tentative_replacements
+from policies.extract.tentative import tentative_replacements
 from policies.types import MemoryItem, Supersede
 from tests.unit.extraction_support import active_values as _active
 

@@ -1,10 +1,10 @@
-"""Relative time in a recalled turn, read against its own date (`policies.timeline`)."""
+"""Relative time in a recalled turn, read against its own date (`policies.language.timeline`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from policies.timeline import label_day, stamp_relative
+from policies.language.timeline import label_day, stamp_relative
 
 
 @pytest.mark.parametrize(
@@ -69,7 +69,7 @@ def test_label_styles() -> None:
 
 
 def test_a_date_on_the_message_itself_labels_it() -> None:
-    from policies.dates import DateLabels, stated_date
+    from policies.language.dates import DateLabels, stated_date
 
     assert stated_date({"role": "user", "name": "2024-03-05", "content": "hi"}) == "2024-03-05"
     assert stated_date({"role": "user", "metadata": {"date": "2024年3月5日"}}) == "2024年3月5日"

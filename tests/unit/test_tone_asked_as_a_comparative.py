@@ -7,7 +7,7 @@ training for our volunteers") set no tone.
 
 from __future__ import annotations
 
-from policies.cues import read_cues
+from policies.language.cues import read_cues
 from tests.unit.extraction_support import active_values
 
 _ZH_OPEN = "你好，我在老家帮爸妈做直播卖土蜂蜜。"

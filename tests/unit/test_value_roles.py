@@ -1,4 +1,4 @@
-"""A value's role in its sentence decides what it can revise (`policies.value_roles`).
+"""A value's role in its sentence decides what it can revise (`policies.language.value_roles`).
 
 Two values of the same kind and unit are versions of one setting only when both
 *set* it. An example ("like 18:00") illustrates a format; a hyphenated count
@@ -10,8 +10,8 @@ said about the same thing, or with a change cue, they still revise.
 
 from __future__ import annotations
 
-from policies.value_roles import attribute_head, example_spans, is_example
-from policies.values import extract_values
+from policies.language.value_roles import attribute_head, example_spans, is_example
+from policies.language.values import extract_values
 from tests.unit.extraction_support import active_values
 
 

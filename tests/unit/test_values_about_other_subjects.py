@@ -10,9 +10,9 @@ replaces the other; the same subject with a new value still does.
 
 from __future__ import annotations
 
-from policies.slots import different_subjects
-from policies.value_roles import is_share
-from policies.values import extract_values
+from policies.language.value_roles import is_share
+from policies.language.values import extract_values
+from policies.memory.slots import different_subjects
 from tests.unit.extraction_support import active_values
 
 

@@ -5,9 +5,9 @@ look-alikes that must not trigger."""
 
 from __future__ import annotations
 
-from policies.cues import read_cues
-from policies.matching import key_terms
-from policies.statements import read_statements
+from policies.extract.statements import read_statements
+from policies.language.cues import read_cues
+from policies.language.matching import key_terms
 
 _TOPIC = key_terms("You help tenants and freelancers check leases, invoices and contracts.")
 

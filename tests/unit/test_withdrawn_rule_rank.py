@@ -1,5 +1,5 @@
 """A withdrawn rule ("no need to list the hours any more", "感叹号随便用吧") is what
-holds now in that rule's place (`policies.revision` keeps it as a state): under a
+holds now in that rule's place (`policies.extract.revision` keeps it as a state): under a
 tight budget it ranks like a rule of the same weight, above a plain fact. Our own
 sentences."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from policies.scoring import ScoringParams, score_item
+from policies.memory.scoring import ScoringParams, score_item
 from policies.types import MemoryItem
 from tests.unit.extraction_support import fold_messages
 

@@ -1,0 +1,160 @@
+"""What the current input asks of the past: the question decides what recall brings.
+
+A context under a small budget cannot hold a long conversation; it can hold
+what the current input needs, if it knows what that is. A request that works
+on the current task ("make it shorter", "list everything we settled") needs
+the backbone: the user's words and what stands now. A question about
+something said long ago ("when did we visit the lake?", "我之前说过预算是多少？")
+needs the turns that said it, wherever they sit; for it the recalled evidence
+earns a larger share of the room than the frozen backbone.
+
+The kind of question shapes the recall further:
+
+- *temporal* ("when…", "how long before…", "什么时候", "哪天"): the turns of
+  both events, with the dates they were said on;
+- *own words* ("what did I say about…", "我之前说过…"): the user's own turns;
+- *contradiction* ("did I change my mind…", "一开始是怎么说的"): both
+  statements, the old and the new, labelled with their dates;
+- *bridging* (several things named, "both", "in common", "都"): turns that
+  together cover each thing named, rather than the best matches of one.
+
+Rules are data: each has a name, its pattern per script, and examples in
+`tests/unit/test_question.py`; `Question.rules` says which ones fired.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from policies.language.cues import Lexicon, is_question, recap_request
+
+Kind = Literal["lookup", "temporal", "own_words", "contradiction", "bridging"]
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionRule:
+    name: str
+    kind: Kind
+    cue: Lexicon
+
+
+RULES: tuple[QuestionRule, ...] = (
+    QuestionRule(
+        "when",
+        "temporal",
+        Lexicon(
+            r"\bwhen\b|\bwhat (?:date|day|time|year|month|week)\b|\bhow long (?:ago|before|after"
+            r"|between|since)\b|\bhow many (?:days|weeks|months|years) (?:ago|before|after|since"
+            r"|between|passed)\b|\b(?:which|what) (?:came|happened|was) (?:first|earlier|later)\b"
+            r"|\bbefore or after\b|\bsince when\b",
+            r"什么时候|啥时候|哪天|哪一天|几号|几月|哪年|哪一年|多久以前|多久之前|多长时间|何时|先.{1,12}还是",
+        ),
+    ),
+    QuestionRule(
+        "said_by_me",
+        "own_words",
+        Lexicon(
+            r"\b(?:what|how|did|do|have|when|where) (?:did |do |have )?i (?:say|said|tell|told"
+            r"|mention|mentioned|write|wrote|ask|asked)\b|\bremind me what i\b"
+            r"|\bwhat was it i (?:said|told)\b|\bi (?:told you|mentioned|said) (?:earlier|before"
+            r"|last time)\b",
+            r"我(?:之前|以前|刚才|上次|早先|当时|前面)?(?:跟你|和你|对你)?(?:说|讲|提|告诉你|写)(?:过|的|了)",
+        ),
+    ),
+    QuestionRule(
+        "changed_mind",
+        "contradiction",
+        Lexicon(
+            r"\bchanged? (?:my|his|her|their|our) mind\b|\b(?:first|originally|initially|at first)"
+            r" (?:said|wanted|planned|chose|picked|thought)\b|\bcontradict|\bsaid both\b"
+            r"|\bwhat did i (?:first|originally) \w+\b",
+            r"改(?:了)?主意|变卦|一开始(?:是|说|要)|最初(?:是|说|要)|原来(?:说|是)|前后(?:矛盾|不一)"
+            r"|之前说的(?:是|和)",
+        ),
+    ),
+    QuestionRule(
+        "several_named",
+        "bridging",
+        Lexicon(
+            r"\bboth\b|\bin common\b|\bcompare\b|\beach of\b|\ball (?:the|of the)\b"
+            r"|\bwhich (?:of|one)\b|\bdifference between\b|\bwhat (?:\w+ )?(?:activities|things"
+            r"|events|places|books|items|kinds|ways)\b",
+            r"都(?:有|是|去|做|喜欢|提)|共同|分别|哪些|区别|相比",
+        ),
+    ),
+)
+
+# An information question without its question mark (who, what, when, did
+# I...; Chinese questions are read by `policies.language.cues.is_question`), as opposed
+# to a request that works on the task ("can you shorten it?").
+_ASKS_FACT = re.compile(
+    r"^\s*(?:(?:so|and|ok(?:ay)?|hey|wait|remind me|tell me|do you (?:remember|recall)"
+    r"|(?:can|could) you remind me)[,\s]+)*(?:what|when|where|who|whom|whose|which|why|how|did"
+    r"|was|were)\b",
+    re.IGNORECASE,
+)
+# Work on the task, phrased as a question: the backbone serves it.
+_ASKS_WORK = Lexicon(
+    r"^\s*(?:please |pls )?(?:(?:can|could|would|will) you (?!remind|recall|remember"
+    r"|tell me (?:what|when|who|where|which|whether|if))|give me|list|write|draft"
+    r"|summari[sz]e|make|help me|let'?s)\b",
+    r"^(?:请|麻烦)?(?:你)?(?:帮我|给我|把|能不能帮|可以帮)(?!回忆|想想)",
+)
+
+
+# The question points back at something that was said or happened ("what did
+# she paint", "when was the trip", "我之前说过"), rather than asking for advice on
+# the task ("what's a good gel to start with?"). Only such a question may push
+# the frozen backbone aside for evidence: doing so rewrites the prompt's
+# middle, which a provider's prompt cache then bills again.
+PAST_REFERENCE = Lexicon(
+    r"\b(?:did|was|were|had|has \w+ (?:ever|been)|have (?:i|we|you) (?:ever|said|told|mentioned)"
+    r"|ago|earlier|before|previously|last (?:time|week|month|year|night|summer|winter|spring"
+    r"|autumn|fall|weekend)|mentioned|said|told|used to|back then|went|visited|bought|made)\b",
+    r"之前|以前|上次|当时|那时|那次|曾经|一开始|最早|起初|原来|本来|说过|提过|讲过|聊过|去过|做过|买过"
+    r"|见过|上周|上个月|去年|昨天|前天|是[^，。,？?]{1,12}的",
+)
+
+
+# A question about someone or something by name ("What is Noor's job?",
+# "Where does Tomas live?") asks for facts the conversation stated: a
+# capitalised word past the first one (English; names are not marked in Chinese).
+_NAMED = re.compile(r"(?<=[\s(\"'])(?!I\b|I'|OK\b)[A-Z][a-z]+(?:'s)?\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """What the current input asks of the past."""
+
+    kinds: frozenset[Kind]
+    rules: tuple[str, ...]  # names of the rules that fired
+    # It points back at the conversation's past (`PAST_REFERENCE`).
+    refers_back: bool = False
+
+    @property
+    def seeks_past(self) -> bool:
+        """Whether recalled evidence should take a larger share of the room."""
+        return "lookup" in self.kinds
+
+
+NOT_A_QUESTION = Question(frozenset(), ())
+
+
+@lru_cache(maxsize=1024)
+def read_question(text: str) -> Question:
+    """The kinds of question `text` (the current user input) is."""
+    text = " ".join(text.split())
+    if not text or recap_request(text) or _ASKS_WORK.match(text):
+        return NOT_A_QUESTION
+    if not (is_question(text) or _ASKS_FACT.match(text)):
+        return NOT_A_QUESTION
+    fired = [r for r in RULES if r.cue.search(text)]
+    kinds: set[Kind] = {"lookup", *(r.kind for r in fired)}
+    return Question(
+        frozenset(kinds),
+        tuple(r.name for r in fired),
+        PAST_REFERENCE.search(text) is not None or _NAMED.search(text) is not None,
+    )

@@ -1,0 +1,692 @@
+"""Clues the linkers share (`policies.extract.linking`): thresholds, and predicates on a
+statement and an item ("the same named slot", "a past account", "a rate of the
+same sort"), with the patterns they read.
+
+The strategies that used to live here as one `Resolver` class are the linking
+chain now; this module keeps what several of them read, so that a clue has one
+definition.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from policies.extract.statements import Statement
+from policies.language.cues import STANDING
+from policies.language.matching import (
+    key_terms,
+    weighted_terms,
+)
+from policies.language.names import person_names
+from policies.language.segment import (
+    SELF_FIX,
+    clauses,
+)
+from policies.language.value_roles import (
+    attribute_clash,
+    conditional,
+    conditional_before,
+    example_spans,
+    offer_clash,
+    share_clash,
+)
+from policies.language.values import (
+    Value,
+    bound_side,
+    extract_values,
+    is_split,
+    measure,
+    measures_compatible,
+    numeric_closeness,
+    value_signature,
+)
+from policies.memory.slots import (
+    NAMED_SLOTS,
+    REVISABLE_KINDS,
+    named_slot,
+    same_amount_verb,
+    same_slot,
+    same_unit_change,
+)
+from policies.types import (
+    MemoryItem,
+)
+
+_RULE_TYPES: frozenset[str] = frozenset({"directive", "constraint", "preference"})
+# After a revocation cue is removed, these say the sentence still asks for
+# something ("不用每天都发了，周末统一发一次就行").
+_POSITIVE = re.compile(
+    r"就行|就可以|就好|即可|直接|统一|改成|改为|换成|只要|也没关系|也行|\bfeel free\b"
+    r"|\binstead\b|\bjust\b|\bonly\b|\brather\b"
+    # "stop sending voice notes, a short text is easier": the alternative is named
+    r"|\b(?:easier|better|simpler|clearer|nicer|prefer(?:red)?)\b|更(?:好|方便|清楚|简单|合适)",
+    re.IGNORECASE,
+)
+
+EXPLICIT_MIN = 0.15
+IMPLICIT_MIN = 0.25
+CONFLICT_MIN = 0.2
+DUPLICATE_MIN = 0.8
+REVOKE_MIN = 0.12
+LEXICAL_MIN = 0.06
+SUBJECT_ONLY_MIN = 0.35
+CHOICE_MIN = 0.2  # a value-less revision of an item that holds a value
+VALUE_TARGET_MIN = 0.2  # a revision bringing a value, of an item holding none
+NEAR_CHARS = 3  # shared CJK characters that name a directive near a revocation cue
+_VALUE_ONLY_KINDS = REVISABLE_KINDS | {"time"}
+
+
+# "Hold the rehearsals on Wednesday nights then, 7 to 9": "then" closing the clause that
+# decides, as a consequence of news just told (not "back then", "until then").
+_CLAUSE_THEN = re.compile(
+    r"(?<!\bback )(?<!\buntil )(?<!\bby )(?<!\bsince )(?<!\btill )(?<!\beven )(?<!\bjust )"
+    r"\bthen\b(?=\s*[,;:—–.!]|\s*$)",
+    re.IGNORECASE,
+)
+
+
+# How things were, told as a story: "Back then the workshops were on Mondays", "以前
+# 我们都是周一开会". Not when it also says how things are now.
+_PAST_FRAME = re.compile(
+    r"^\W*(?:(?:oh|and|but|so|well)\W+)?(?:back then|back in the day|in those days|in the old days"
+    r"|years ago|when (?:i|we) (?:was|were)|(?:we|i|it|they) used to)\b"
+    r"|^\W*(?:以前|那时候|那会儿|当时|当年|过去|早些年)",
+    re.IGNORECASE,
+)
+_NOW = re.compile(
+    r"\b(?:now|these days|nowadays|from now|going forward|instead|anymore|no longer|any more)\b"
+    r"|现在|如今|以后|今后|改成|改到|换成|不再|这次|今年",
+    re.IGNORECASE,
+)
+
+
+def _same_day_told_twice(old: MemoryItem, changed: Value, v: Value, st: Statement) -> bool:
+    """ "Saturday, June 7": one day told as a weekday and a date. A new day ("Sunday
+    the 15th") replaces both; the date left behind would still say the old day."""
+    if not (changed.kind == v.kind == "date" and (changed.number is None) != (v.number is None)):
+        return False
+    if any(value_signature(x) == value_signature(v) for x in st.values):
+        return False  # the statement keeps that one
+    near = old.value[max(0, changed.start - len(v.text) - 4) : changed.end + len(v.text) + 4]
+    return v.text in near and any(x.kind == "date" for x in st.strong_values)
+
+
+def _asserted(st: Statement) -> tuple[Value, ...]:
+    """The values `st` puts forward, not those it denies ("forget $900 as the catering
+    max" puts no $900 forward: it is no new value for another amount)."""
+    denied = [t for t in st.contrast if any(ch.isdigit() for ch in t)]
+    return tuple(v for v in st.strong_values if not any(v.text in t or t in v.text for t in denied))
+
+
+def _split_restated(st: Statement, old: MemoryItem) -> bool:
+    """Do both the statement and the item give two or more shares (a whole split)?"""
+    new = [v for v in st.strong_values if v.kind == "percent"]
+    held = [v for v in extract_values(old.value) if v.kind == "percent"]
+    return len(new) >= 2 and len(held) >= 2
+
+
+def _quotes_another_old_value(st: Statement, item: MemoryItem) -> bool:
+    """The statement quotes the old value it corrects ("系统里记的850…850是去年的价钱",
+    "not $950") and `item` does not hold it: the correction is of that value, wherever
+    it was said (a one-off, the assistant's table), not of another number of the user's."""
+    quoted = [
+        v for token in st.contrast for v in extract_values(token) if v.number is not None
+    ]  # fmt: skip
+    if not quoted:
+        return False
+    # Held however it is written there: the same number, or the very words ("不用每天扎了"
+    # quotes "每天" of "每天100ml", read there as part of a daily amount).
+    numbers = {v.number for v in quoted}
+    return not any(v.number in numbers for v in extract_values(item.value)) and not any(
+        v.text in item.value for v in quoted
+    )
+
+
+def _past_account(text: str) -> bool:
+    return bool(_PAST_FRAME.search(text)) and not _NOW.search(text)
+
+
+def _other_role(st: Statement, item: MemoryItem) -> bool:
+    """Every value `st` could revise in `item` plays another role there or here
+    (`policies.language.value_roles`): an attribute of a noun the other never names ("the
+    24-hour clock" / "covering 10 hours"), a price on something for sale beside the
+    user's own amount ("was selling a bike for $600" / "budgeting $1,500"), or a case
+    under a condition beside a plain value ("if they sign for a year, as low as $22" /
+    "Pro at $29"). Only links resting on the value alone consult this; a change cue
+    may still name the item."""
+    old_values = extract_values(item.value)
+    pairs = [
+        (nv, ov) for nv in st.strong_values for ov in old_values
+        if same_slot(nv, ov) and value_signature(nv) != value_signature(ov)
+    ]  # fmt: skip
+    if not pairs:
+        return False
+    case = conditional(st.text) and not conditional(item.value)
+    return all(
+        attribute_clash(st.text, nv, item.value, ov)
+        or share_clash(st.text, nv, item.value, ov)
+        or offer_clash(st.text, nv, item.value, ov)
+        or (case and conditional_before(st.text, nv))
+        for nv, ov in pairs
+    )
+
+
+def _same_named_slot(st: Statement, item: MemoryItem) -> bool:
+    """Both name the same kind of setting ("budget", "deadline", ...) and the statement
+    holds a value to replace it with."""
+    if item.slot not in NAMED_SLOTS or not st.strong_values:
+        return False
+    return named_slot(st.text) == item.slot
+
+
+def _near_same_words(st: Statement, item: MemoryItem) -> bool:
+    """ "挂三百二十万" / "明天在App上挂308万": Chinese one-character words are no terms,
+    so the shared verb before the amounts is what ties them."""
+    return bool(st.strong_values) and same_amount_verb(st.text, item.value)
+
+
+def _same_threshold_rule(st: Statement, item: MemoryItem) -> bool:
+    """Two rules bounding the same side ("超过500块的都要留票" / "300以上的都得留票"):
+    a conversation rarely keeps two such thresholds, so the newer one replaces."""
+    if item.type not in _RULE_TYPES:
+        return False
+    new = [v for v in st.values if v.kind == "bound"]
+    old = [v for v in extract_values(item.value) if v.kind == "bound"]
+    return any(
+        bound_side(a) == bound_side(b) and measures_compatible(a, b) for a in new for b in old
+    )
+
+
+# The least the user will take, however put: "底价185", "低于这个不租", "给到一百八我就租，
+# 再低不谈", "my floor is $185k", "if they offer 180 I'll sign, anything lower and I walk".
+_FLOOR = re.compile(
+    r"底价|最低价|最低(?:能)?接受|低于[^，。；]{0,6}不(?:卖|租|签|接|谈)"
+    r"|再低(?:的话|一点)?(?:就|我就)?(?:算了|不卖|不租|不签|免谈|不谈了?|拉倒|不行)"
+    r"|\bfloor(?: price)?\b|\bbottom line\b|\blowest (?:i|we)(?:'ll| will| would) (?:go|accept)\b"
+    r"|\b(?:anything|any) (?:lower|less|below(?: that)?)\b[^.;]{0,20}"
+    r"\b(?:forget it|no deal|(?:i|we) walk|not selling|pass)\b",
+    re.IGNORECASE,
+)
+
+
+def _same_floor(st: Statement, item: MemoryItem) -> bool:
+    """Two rules on the least the user will take for the same thing, the newer
+    re-set: a sale has one floor, however the user phrases it the second time."""
+    if item.type not in _RULE_TYPES or not (_FLOOR.search(st.text) and _FLOOR.search(item.value)):
+        return False
+    new = [v for v in st.strong_values if v.kind == "money"]
+    old = [v for v in extract_values(item.value) if v.kind == "money"]
+    return any(a.number != b.number and numeric_closeness(a, b) >= 0.5 for a in new for b in old)
+
+
+# A cadence of output ("每周发3篇", "一周更五条"): what a publishing plan is paced by.
+_OUTPUT_CADENCE = re.compile(r"(?:篇|条|期|集)$")
+
+
+def _own_words(text: str) -> str:
+    """What a statement talks about: not its idioms, nor the examples it gives ("use
+    short headed sections, like "Pay", "Health""): an example names no item it revises."""
+    for a, b in reversed(example_spans(text)):
+        text = text[:a] + " " + text[b:]
+    return _IDIOMS.sub(" ", text)
+
+
+def _rates(values: Sequence[Value]) -> list[Value]:
+    """Interest rates ("6.9% APR"), connection speeds ("500 Mbps", "a gig") and
+    cadences of output ("每周发3篇")."""
+    return [
+        v for v in values
+        if (v.kind == "percent" and v.unit == "rate") or measure(v) == "mbps"
+        or (v.kind == "freq" and _OUTPUT_CADENCE.search(v.text) is not None)
+    ]  # fmt: skip
+
+
+# An amount said per head: "人均800块", "每人就六百五", "$90 per head", "75 a head".
+# Not "each": "$15 each" prices an item, and two items' prices are no one standard.
+_PER_HEAD_BEFORE = re.compile(
+    r"(?:人均|每人|每位|每个人|per (?:head|person))[^，。；,.;\d]{0,8}$", re.I
+)
+_PER_HEAD_AFTER = re.compile(r"^\s?(?:per (?:head|person)\b|a head\b|/人|一位|一人|每人)", re.I)
+
+
+def _per_head(text: str) -> list[Value]:
+    return [
+        v for v in extract_values(text)
+        if v.kind == "money"
+        and (_PER_HEAD_BEFORE.search(text[max(0, v.start - 12) : v.start])
+             or _PER_HEAD_AFTER.search(text[v.end : v.end + 12]))
+    ]  # fmt: skip
+
+
+def _same_rate(st: Statement, item: MemoryItem) -> bool:
+    """A rate replaces the rate quoted before ("5.9%" after "6.9% APR", "a gig
+    symmetrical" after "at least 500 Mbps", "一周更五条" after "每周发3篇", "人均就
+    六百五" after "人均800块"): a conversation rarely tracks two interest rates,
+    connection speeds, publishing cadences or spending standards per head at once."""
+    new = _rates(st.strong_values) + _per_head(st.text)
+    old = _rates(extract_values(item.value)) + _per_head(item.value)
+    return any(
+        a.number is not None and b.number is not None and a.number != b.number
+        and numeric_closeness(a, b) >= 0.5
+        for a in new for b in old
+    )  # fmt: skip
+
+
+def _splits(values: Sequence[Value]) -> list[Value]:
+    """Shares of one whole between two parties: "60/40", "fifty-fifty", "六四分"."""
+    return [v for v in values if v.kind == "percent" and is_split(v)]
+
+
+def _shares_split(st: Statement, item: MemoryItem) -> bool:
+    """A new split of the costs replaces the one said before ("let's do 60/40" after
+    "split 50/50 between the families", "改成四六分" after "费用五五分"), in whatever
+    words: a conversation rarely divides two different things between two parties."""
+    new = _splits(st.strong_values)
+    old = _splits(extract_values(item.value))
+    return any(a.text != b.text for a in new for b in old)
+
+
+# A number given as a guess: "大概16支队", "预计40人左右", "about 30 guests".
+_ESTIMATE_BEFORE = re.compile(
+    r"(?:大概|大约|约|预计|估计|差不多|about|around|roughly|approximately|an estimated"
+    r"|maybe|probably)\W{0,2}[^，。,.;；]{0,4}$",
+    re.IGNORECASE,
+)
+_ESTIMATE_AFTER = re.compile(r"^\s*(?:左右|上下|or so|-ish)", re.IGNORECASE)
+# How it turned out: "最后确认", "实际来了", "we ended up with", "the final count".
+_SETTLED_COUNT = re.compile(
+    r"最后|最终|确认|确定|定了|实际|结果|\bconfirmed\b|\bfinal\b|\bin the end\b"
+    r"|\bended up\b|\bturned out\b|\bactually\b",
+    re.IGNORECASE,
+)
+
+
+def _estimated(text: str, v: Value) -> bool:
+    return bool(
+        _ESTIMATE_BEFORE.search(text[max(0, v.start - 12) : v.start])
+        or _ESTIMATE_AFTER.match(text[v.end : v.end + 6])
+    )
+
+
+def _estimate_settled(st: Statement, item: MemoryItem) -> bool:
+    """A count first given as a guess ("大概会有16支队", "about 30 guests") and now as
+    it turned out ("最后确认是14个队", "we ended up with 26"): the same counted thing,
+    a settled number, replaces the guess, whatever words go with either."""
+    return _settled_pair(st, item) is not None
+
+
+def _settled_pair(st: Statement, item: MemoryItem) -> tuple[Value, Value] | None:
+    """The (settled, guessed) pair of `_estimate_settled`, if there is one."""
+    if not _SETTLED_COUNT.search(st.text):
+        return None
+    new = [v for v in st.strong_values if v.kind == "qty" and not _estimated(st.text, v)]
+    old = [v for v in extract_values(item.value) if v.kind == "qty" and _estimated(item.value, v)]
+    return next(
+        ((a, b) for a in new for b in old if same_unit_change([a], [b])),
+        None,
+    )
+
+
+# What ends a clause: the words inside one clause are about the value in it.
+# A colon is left out: "For the spring show: it's on May 3" heads its clause.
+_CLAUSE_END = re.compile(r"[，,。;；!?！？—\n]|\.(?=\s|$)")
+
+
+# A pronoun points back to the clause before: "My sitter is Tara, I pay her $18 an hour".
+_PRONOUN = re.compile(r"\b(?:he|him|his|she|her|they|them|their|it|its)\b|他|她|它", re.IGNORECASE)
+
+
+def _clause_terms(text: str, v: Value, back: bool = False) -> set[str]:
+    """Content words of the clause holding `v` (its value text blanked out); with `back`,
+    also of the clause before when this one refers to it by a pronoun."""
+    ends = [m.end() for m in _CLAUSE_END.finditer(text, 0, v.start)]
+    lo = ends[-1] if ends else 0
+    if back and len(ends) > 0 and _PRONOUN.search(text[lo : v.start]):
+        lo = ends[-2] if len(ends) > 1 else 0
+    m = _CLAUSE_END.search(text, v.end)
+    hi = m.start() if m else len(text)
+    clause = text[lo : v.start] + " " + text[v.end : hi]
+    return {t for t, w in weighted_terms(clause).items() if w >= 1}
+
+
+def _value_clause_shared(st: Statement, item: MemoryItem) -> bool:
+    """Said with no change cue, a new value revises an old one only when a word of its
+    own clause is also in the old value's clause ("the shop opens at 8am" / "the shop
+    opens at 7am"). A word shared from another clause names who or where, not what is
+    set: "write check-in from 3pm, Rosa can't clean six rooms in two hours" shares Rosa
+    with "Rosa arrives at 7:30", yet a check-in time is no arrival time; "刚跟老陈打完电话，
+    …两周内打完" changes none of the hours 老陈 offered."""
+    if _near_same_words(st, item):
+        return True  # the same one-character verb before both amounts ("挂…万")
+    old_values = extract_values(item.value)
+    return any(
+        _clause_terms(st.text, nv) & _clause_terms(item.value, ov, back=True)
+        for nv in st.strong_values for ov in old_values
+        if same_slot(nv, ov) and value_signature(nv) != value_signature(ov)
+    )  # fmt: skip
+
+
+def _shares_only_names(a: str, b: str) -> bool:
+    """Do two texts share words, all of them from the names of people in either?"""
+    shared = key_terms(a) & key_terms(b)
+    if not shared:
+        return False
+    names = key_terms(" ".join(person_names(a) + person_names(b)))
+    return shared <= names
+
+
+def _shares_subject(a: str, b: str) -> bool:
+    """Do two texts share a word (or bigram), or at least two content characters?
+    ("四口人的量" / "用量按一人份": 量, 人; "我觉得太平了" / "我也觉得": only 觉)."""
+    if key_terms(a) & key_terms(b):
+        return True
+    chars_a = {t for t, w in weighted_terms(a).items() if w < 1 and t != "得"}
+    chars_b = {t for t, w in weighted_terms(b).items() if w < 1}
+    return len(chars_a & chars_b) >= 2
+
+
+def _title_core(v: Value) -> str:
+    return re.sub(r"[《》“”\"'「」\s]", "", v.text).casefold()
+
+
+def _title_key(v: Value) -> str:
+    return "\x00title:" + _title_core(v)[:2]
+
+
+def _renamed(new: Sequence[Value], old: Sequence[Value]) -> bool:
+    """A title that extends or shortens the old one ("《雾港谜案》" after "暂定《雾港》"):
+    the same work, renamed."""
+    for a in new:
+        for b in old:
+            if a.kind != "title" or b.kind != "title":
+                continue
+            x, y = _title_core(a), _title_core(b)
+            if x != y and min(len(x), len(y)) >= 2 and (x in y or y in x):
+                return True
+    return False
+
+
+def _same_amount(a: Value, b: Value) -> bool:
+    """The same amount or count, however written ("$18k" / "over $18,000")."""
+    if a.number is None or a.number != b.number:
+        return value_signature(a) == value_signature(b)
+    return a.kind in ("money", "bound", "qty", "percent", "date", "time") and same_slot(a, b)
+
+
+def _self_fix(text: str) -> tuple[Value, ...] | None:
+    """The value a speaker takes back mid-sentence: X in "X — no wait, Y", "X——不对，Y".
+
+    X is the value right before the marker that a value after it replaces
+    (same kind, preferably the same unit).
+    """
+    values = extract_values(text)
+    for m in SELF_FIX.finditer(text):
+        before = [
+            v for v in values
+            if v.end <= m.start() and (v.kind in REVISABLE_KINDS or v.kind in ("id", "time"))
+        ]  # fmt: skip
+        after = [v for v in values if v.start >= m.end()]
+        if not before or m.start() - before[-1].end > 12:
+            continue
+        for exact in (True, False):
+            for x in reversed(before):
+                if x.end < m.start() - 12:
+                    break
+                if any(
+                    value_signature(y) != value_signature(x)
+                    and (y.key == x.key if exact else same_slot(y, x))
+                    for y in after
+                ):
+                    return (x,)
+    return None
+
+
+# A clause that only says when a rule applies.
+_POINTS_BACK = re.compile(
+    r"(?:that|this|it|which)(?:'s| is| was)?\b|(?:那|这)(?:是|就是|样|个)", re.IGNORECASE
+)
+# A bound on the very amount that changed ("低于这个不卖", "I won't go under that"):
+# the rest says nothing once its amount is gone.
+_BOUNDED_BY_IT = re.compile(
+    r"(?:低于|高于|超过|少于|多于|不到|不低于|不高于)(?:这个|那个|这|那)(?:数|价)?"
+    r"|\b(?:under|below|over|above|more than|less than|lower than|higher than) (?:that|this|it)\b",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(r'"([^"]{2,40})"|“([^”]{2,40})”|「([^」]{2,40})」')
+_CONDITION = re.compile(
+    r"^(?:[\w' ]{0,12}:\s*)?(?:when|whenever|if|each time|every time|once|while|as long as)\b"
+    r"|^(?:[^，,：:]{0,6}[：:])?(?:每当|如果|要是|只要|当)|^[^，,]{0,12}的时候$",
+    re.IGNORECASE,
+)
+_ARTICLE = re.compile(r"^(?:the|a|an|my|our|your|that|this|those|these|its)\s+", re.IGNORECASE)
+
+
+# Change cues whose words name nothing: "on second thought" is not about a second one.
+_IDIOMS = re.compile(r"\bon second thoughts?\b|\bsecond thoughts\b|\bfirst of all\b", re.IGNORECASE)
+# What only makes sense next to the clause before it: "先列待办，*再说别的*", "check
+# the logs first, *then* ping me".
+_THEN = re.compile(r"^(?:再|然后|接着|之后再|随后)|^(?:and )?then\b|^after that\b", re.IGNORECASE)
+# A frame that says when a rule applies, with the rule itself gone: "你以后回复我", "when
+# you answer me".
+_FRAME = re.compile(
+    r"^你?(?:以后|今后|之后|每次|都)*(?:给我)?(?:回复|回答|答复|回|写)(?:我)?(?:的时候|时)?$"
+    r"|^(?:from now on,? |going forward,? )?(?:when(?:ever)? |each time |every time )?"
+    r"you (?:reply|answer|respond|write back)(?: to me)?$",
+    re.IGNORECASE,
+)
+# Why the withdrawn rule was set ("因为我要转给供应商", "because my printer is old"):
+# no rule of its own once the rule is gone.
+_REASON = re.compile(r"^(?:因为|由于|毕竟)|^(?:because|since|as)\b", re.IGNORECASE)
+# Three or more short items in a row: "with title, author, shelf and due date".
+_ENUMERATION = re.compile(
+    r"(?:[\w'-]+(?: [\w'-]+){0,2}, ){2,}(?:[\w'-]+(?: [\w'-]+){0,2},? )?(?:and|or) [\w'-]+"
+    r"(?: [\w'-]+){0,3}"
+)
+
+
+def _standalone_clauses(old: str, rest: str) -> str | None:
+    """The clauses left of a withdrawn rule that still stand on their own.
+
+    Not an item of a list the withdrawn clause began ("…as a table with title, author,
+    shelf and due date"), not a step sequenced after it ("再说别的"), not the
+    bare frame of the rule ("你以后回复我"), not its reason ("因为我要转给供应商").
+    """
+    sep = "，" if re.search(r"[\u3400-\u9fff]", old) else ", "
+    lists = [m.span() for m in _ENUMERATION.finditer(old)]
+    parts = [p for p in rest.split(sep) if p.strip()]
+    kept: list[str] = []
+    for part in parts:
+        if _REASON.match(part.strip()):
+            break  # what follows a reason explains it too ("因为…，他们那边习惯这样")
+        at = old.find(part)
+        in_list = len(part.split()) <= 3 and any(a <= at and at + len(part) <= b for a, b in lists)
+        before = [c for c in clauses(old[:at]) if c.strip()] if at > 0 else []
+        orphaned = bool(_THEN.match(part)) and bool(before) and before[-1] not in parts
+        if in_list or orphaned or _FRAME.match(part.strip()):
+            continue
+        kept.append(part)
+    return sep.join(kept) or None
+
+
+def _denied_value(text: str, token: str) -> str:
+    """The whole value a contrast token begins ("instead of *two* weeks" denies "two
+    weeks", not the word "two"), else the token."""
+    at = text.find(token)
+    for v in extract_values(text):
+        if v.start == at and len(v.text) > len(token) and v.kind in REVISABLE_KINDS:
+            return v.text
+    return token
+
+
+def _names_something(token: str) -> bool:
+    """Does a denied token name anything? A number or a content word does; "not us",
+    "not to whoever filed it", "not at the end" deny a function word."""
+    if re.search(r"\d", token) or re.search(r"[\u3400-\u9fff]", token):
+        return True
+    return any(w >= 1 for w in weighted_terms(token).values())
+
+
+# How many content words of its own make a sentence about a subject of its own.
+_OWN_SUBJECT_TERMS = 4
+
+
+def _other_subject(text: str, token: str, item: str) -> bool:
+    """Is `text`, which denies `token`, about another subject than `item`, which holds
+    it? It is when it has words of its own and shares none with the item but the token:
+    "the studio printer should stay on a cable, not bluetooth, for the print queue" is
+    not about "I want to fix the bluetooth in the car"; "soapstone it is, no more
+    quartz" has no other words, so the item holding "quartz" is what it revises."""
+    denied = key_terms(token)
+    own = key_terms(text) - denied
+    if len(own) < _OWN_SUBJECT_TERMS:
+        return False
+    return not (own & key_terms(item))
+
+
+def _revoked_text(st: Statement) -> str:
+    """The revocation cue and what follows it closely ("不用那么简短了", "no need to
+    keep it so short")."""
+    span = st.cues.revoke_span
+    return st.text if span is None else st.text[span[0] : span[1] + 24]
+
+
+# What was changed or dropped, as a kind of content: "之前改掉的", "旧的", "anything that
+# changed", "the outdated bits". Leaving it out of an answer revokes no rule.
+_OUTDATED = re.compile(
+    r"(?:改掉|改过|换掉|取消掉?|作废|推翻|撤掉|过时|不算数?)了?的|旧的|老的那些"
+    r"|\b(?:anything|everything|whatever|what|stuff|things|items|ones|bits)\b[^.;,!?]{0,20}"
+    r"\b(?:changed|dropped|replaced|superseded|outdated|out of date|cancell?ed|scrapped)\b"
+    r"|\b(?:outdated|superseded|out-of-date)\b|\bold (?:versions?|values|plans?|stuff|numbers)\b",
+    re.IGNORECASE,
+)
+
+
+# The function words of a zh revoking cue; what is left of the cue is its object
+# ("别用表格了" → 用表格).
+_ZH_CUE_WORDS = re.compile(r"不用再?|不要再?|就别|别再?|不必再?|无需再?|不需要|不再|算了|了|吧")
+
+
+def _cue_names_object(cue: str) -> bool:
+    """Does the revoking cue itself name what goes ("ditch the bullet points", "别用
+    表格了"), unlike "scratch that", "算了"?"""
+    named = _DROPPED_OBJECT.match(cue)
+    if named is not None:
+        cue = named.group(1)
+    elif re.search(r"[\u3400-\u9fff]", cue):
+        cue = _ZH_CUE_WORDS.sub("", cue)
+    else:
+        return False
+    return any(w >= 1 for w in weighted_terms(cue).values())
+
+
+def _names_outdated(st: Statement) -> bool:
+    span = st.cues.revoke_span
+    if span is None:
+        return False
+    return bool(_OUTDATED.search(st.text[max(0, span[0] - 12) : span[1] + 24]))
+
+
+# The object a revoking verb takes inside its cue ("drop the jokes", "forget the 400
+# cap"); "scratch that", "forget it" take none.
+_DROPPED_OBJECT = re.compile(
+    r"(?:drop|ditch|lose|scrap|kill|cut|skip|forget(?: about)?|remove|lift|lay off"
+    r"|(?:stop|quit) with)\s+(?:the |those |these |that |this |your |all (?:the |those )?)?(.+)",
+    re.IGNORECASE,
+)
+
+
+def _named_after_cue(st: Statement) -> str | None:
+    """What "scratch X" / "drop X" names, when it is a short, specific phrase."""
+    span = st.cues.revoke_span
+    if span is None:
+        return None
+    m = re.match(r"\s*([^,.;:!?，。；：！？]{2,40})", st.text[span[1] :])
+    if m is None:
+        return None
+    token = _ARTICLE.sub("", m.group(1).strip())
+    if re.search(r"[\u3400-\u9fff]", token) or len(token.split()) > 3:
+        return None
+    if sum(1 for w in weighted_terms(token).values() if w >= 1) == 0:
+        return None
+    return token if _memorable_denial(token) else None
+
+
+def _memorable_denial(token: str) -> bool:
+    """A denied value worth marking wherever it is quoted: a name or a word, not a
+    bare number or a fragment that would match unrelated text."""
+    if re.search(r"[\u3400-\u9fff]", token):
+        return len(token) >= 2
+    return len(token) >= 4 and not re.fullmatch(r"[\d.,$€£%]+", token)
+
+
+def _token_pattern(token: str) -> re.Pattern[str]:
+    """Where a denied value occurs in an item: a whole number, a whole word, or CJK text."""
+    if re.fullmatch(r"[\d.]+", token):
+        # "48" is not in "48,000 miles".
+        return re.compile(rf"(?<![\d.,]){re.escape(token)}(?![\d]|[.,]\d)")
+    if re.search(r"[\u3400-\u9fff]", token):
+        return re.compile(re.escape(token))
+    return re.compile(rf"(?<![\w-]){re.escape(token)}(?![\w-])", re.IGNORECASE)
+
+
+def _near_cue(st: Statement) -> Mapping[str, float]:
+    """Terms around the revocation cue: where the revoked thing is named."""
+    span = st.cues.revoke_span or (0, len(st.text))
+    return weighted_terms(st.text[max(0, span[0] - 12) : span[1] + 30])
+
+
+def _named_near(near: Mapping[str, float], item: Mapping[str, float], strict: bool) -> bool:
+    """Is `item` named in the words around a revocation cue?
+
+    One shared word/bigram (or three CJK characters) for a directive; two
+    shared words/bigrams for anything else.
+    """
+    words = sum(1 for t, w in near.items() if w >= 1 and item.get(t, 0) >= 1)
+    if strict:
+        return words >= 2
+    chars = sum(1 for t, w in near.items() if w < 1 and t in item)
+    return words >= 1 or chars >= NEAR_CHARS
+
+
+# Moving to another choice without a rule cue: "我们改去'蹦蹦乐'吧", "we're moving it to
+# the Elks Lodge instead".
+_SWITCH = re.compile(
+    r"改去|改到|改在|改成|改为|换成|换到|换去|换个|挪到|\binstead\b|\bswitch(?:ing)? to\b"
+    r"|\bmov(?:e|ing) (?:it |us |the \w+ )?to\b|\bgo(?:ing)? with\b",
+    re.IGNORECASE,
+)
+
+
+def _replacement(
+    st: Statement, statements: list[Statement], target: MemoryItem | None = None
+) -> Statement | None:
+    """The rule stated next to a revocation, which replaces what was revoked.
+
+    Usually right after it ("stop flagging that. Instead, quote the IC
+    fare"); before it only when it is itself a standing rule ("from now on
+    write pytest tests. No more TestCase classes.").
+    """
+
+    def usable(other: Statement) -> bool:
+        return not other.revoke and not other.consumed and other.type in _RULE_TYPES
+
+    after = [o for o in statements if st.index < o.index <= st.index + 2 and usable(o)]
+    if after:
+        return after[0]
+    # A choice withdrawn ("算了，小区会所太小了") is often replaced by a plain
+    # statement of the new one in the very next sentence.
+    if target is not None and target.type != "directive":
+        switched = [
+            o for o in statements
+            if o.index == st.index + 1 and not o.revoke and not o.consumed
+            and (o.cues.change >= 1 or _SWITCH.search(o.text))
+        ]  # fmt: skip
+        if switched:
+            return switched[0]
+    before = [
+        o for o in statements
+        if st.index - 2 <= o.index < st.index and usable(o)
+        and (STANDING.search(o.text) or o.cues.change >= 2)
+    ]  # fmt: skip
+    return before[-1] if before else None

@@ -1,0 +1,3 @@
+"""Long-term memory across conversations: what is consolidated, and what is brought back
+(backfill).
+"""
