@@ -119,12 +119,6 @@ PAST_REFERENCE = Lexicon(
 )
 
 
-# A question about someone or something by name ("What is Noor's job?",
-# "Where does Tomas live?") asks for facts the conversation stated: a
-# capitalised word past the first one (English; names are not marked in Chinese).
-_NAMED = re.compile(r"(?<=[\s(\"'])(?!I\b|I'|OK\b)[A-Z][a-z]+(?:'s)?\b")
-
-
 @dataclass(frozen=True, slots=True)
 class Question:
     """What the current input asks of the past."""
@@ -154,7 +148,5 @@ def read_question(text: str) -> Question:
     fired = [r for r in RULES if r.cue.search(text)]
     kinds: set[Kind] = {"lookup", *(r.kind for r in fired)}
     return Question(
-        frozenset(kinds),
-        tuple(r.name for r in fired),
-        PAST_REFERENCE.search(text) is not None or _NAMED.search(text) is not None,
+        frozenset(kinds), tuple(r.name for r in fired), PAST_REFERENCE.search(text) is not None
     )

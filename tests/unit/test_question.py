@@ -69,14 +69,11 @@ def test_the_rules_that_fired_are_named() -> None:
         ("我之前说过婚礼定在哪天？", True),
         ("上次去的那家火锅店叫什么？", True),
         ("我们是在哪家店订的蛋糕？", True),
-        ("What instrument does Lorenzo play?", True),
-        ("Where is Hana's new studio?", True),
         # advice on the task, phrased as a question: no evidence cut
         ("What's a good stretching routine after a long ride?", False),
         ("When should I start the seedlings indoors?", False),
         ("这种面料适合做夏天的衬衫吗？", False),
         ("周末适合去哪里骑车？", False),
-        ("How should I store fresh basil? I only have a small fridge.", False),
     ],
 )
 def test_only_a_question_pointing_back_may_push_the_backbone_aside(text: str, back: bool) -> None:
