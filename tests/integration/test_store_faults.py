@@ -36,6 +36,10 @@ TIMEOUT_S = 1.0
 BURST = 20
 
 
+# Both rounds of a two-turn conversation, stored whole.
+BOTH_ROUNDS = ["user:first", "assistant:echo:", "user:second", "assistant:echo:"]
+
+
 class StoreFault:
     """Starts and clears one real fault on the proxy's SQLite file."""
 
@@ -206,12 +210,7 @@ async def test_fail_closed_is_a_503_and_the_retry_succeeds(
     assert retry.status_code == 200, retry.text
     assert retry.headers["X-Memory-Session"] == session
     await proxy.settle()
-    assert await _turns(proxy, session) == [
-        "user:first",
-        "assistant:echo:",
-        "user:second",
-        "assistant:echo:",
-    ]
+    assert await _turns(proxy, session) == BOTH_ROUNDS
 
 
 @pytest.mark.parametrize("mode", ["open", "closed"])
@@ -249,12 +248,7 @@ async def test_store_failing_while_the_answer_is_written(
     assert after.headers["X-Memory-Session"] == session
     assert "X-Memory-Degraded" not in after.headers
     await proxy.settle()
-    assert await _turns(proxy, session) == [
-        "user:first",
-        "assistant:echo:",
-        "user:second",
-        "assistant:echo:",
-    ]
+    assert await _turns(proxy, session) == BOTH_ROUNDS
 
 
 async def test_streaming_fail_open_and_closed(
@@ -405,12 +399,7 @@ async def test_the_new_turn_is_stored_before_the_first_streamed_byte(
     await proxy.app(scope, receive, send)
     assert seen == [3]  # first, its answer, second: committed before the first chunk
     await proxy.settle()
-    assert await _turns(proxy, session) == [
-        "user:first",
-        "assistant:echo:",
-        "user:second",
-        "assistant:echo:",
-    ]
+    assert await _turns(proxy, session) == BOTH_ROUNDS
 
 
 @pytest.mark.parametrize("mode", ["open", "closed"])

@@ -102,6 +102,16 @@ def _item(  # ordinals count the system prompt: the first user turn is 1
     )
 
 
+def _changed(old_at: int, old: str, new_at: int, new: str) -> list[MemoryItem]:
+    """A statement and the later one that replaced it."""
+    return [_item("a", old_at, old, "superseded", by="b"), _item("b", new_at, new)]
+
+
+def _proxy_text(sent: list[dict[str, Any]], client: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The forwarded messages the client did not send (the proxy's own text)."""
+    return [m for m in sent if m not in client]
+
+
 def _conversation(revision: str, withdrawal: str) -> list[dict[str, Any]]:
     return [
         SYSTEM,
@@ -152,10 +162,7 @@ def test_chinese_statements_are_annotated_too() -> None:
         assistant(LONG_REPLY),
         user("出发前要准备什么？"),
     ]
-    items = [
-        _item("a", 1, "一共三十人", "superseded", by="b"),
-        _item("b", 3, "改成三十六人"),
-    ]
+    items = _changed(1, "一共三十人", 3, "改成三十六人")
     ctx = BackboneAssembler().assemble(make_input(messages, 200, items=items, summary_upto=4))
     note = ctx.messages[ctx.messages.index(messages[1]) + 1]["content"]
     assert "(later changed: 改成三十六人)" in note
@@ -245,12 +252,9 @@ def test_a_digest_drops_what_the_assistant_said_about_a_changed_value() -> None:
         assistant(LONG_REPLY),
         user("Which wine?"),
     ]
-    items = [
-        _item("a", 1, "12 guests", "superseded", by="b"),
-        _item("b", 3, "15 guests"),
-    ]
+    items = _changed(1, "12 guests", 3, "15 guests")
     ctx = BackboneAssembler().assemble(make_input(messages, 200, items=items, summary_upto=4))
-    generated = [m for m in ctx.messages if m not in messages]
+    generated = _proxy_text(ctx.messages, messages)
     assert not any("12 guests" in str(m.get("content")) for m in generated)
 
 
@@ -298,15 +302,12 @@ def test_a_turn_stating_a_changed_value_is_never_condensed_nor_recalled() -> Non
         assistant(LONG_REPLY),
         user("What should we pack?"),
     ]
-    items = [
-        _item("a", 3, "Dinner for 40 on Friday", "superseded", by="b"),
-        _item("b", 5, "dinner is for 52 people now"),
-    ]
+    items = _changed(3, "Dinner for 40 on Friday", 5, "dinner is for 52 people now")
     for budget in (90, 120, 160, 220):
         ctx = BackboneAssembler().assemble(
             make_input(messages, budget, items=items, summary_upto=7)
         )
-        generated = [m for m in ctx.messages if m not in messages]
+        generated = _proxy_text(ctx.messages, messages)
         assert not any("for 40" in str(m.get("content")) for m in generated), budget
 
 
@@ -322,10 +323,7 @@ def test_a_tool_call_naming_a_changed_value_stays_as_the_client_sent_it() -> Non
         assistant(LONG_REPLY),
         user("What time is check-in?"),
     ]
-    items = [
-        _item("a", 1, "Cedar room for 40 guests", "superseded", by="b"),
-        _item("b", 5, "We are 48 guests now"),
-    ]
+    items = _changed(1, "Cedar room for 40 guests", 5, "We are 48 guests now")
     ctx = BackboneAssembler().assemble(make_input(messages, 250, items=items, summary_upto=7))
     assert all(m.get("content") != LONG_REPLY for m in ctx.messages)  # under pressure
     assert messages[2] in ctx.messages  # the whole call, arguments unclipped
