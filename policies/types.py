@@ -208,6 +208,9 @@ class AssembledContext:
     # The backbone's levels per frozen exchange (first ordinal -> user level,
     # assistant level, reason), for the next request (None: not the backbone).
     backbone_levels: dict[int, tuple[int, int, str]] | None = None
+    # What each frozen exchange showed (first ordinal -> rendering signature,
+    # annotation ids), for the next request (None: not the backbone).
+    backbone_shown: dict[int, tuple[int, tuple[str, ...]]] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,6 +43,8 @@ class SessionLayers:
     # The backbone's levels of its frozen exchanges (`policies.assemble.backbone`), by
     # first ordinal; like the notes, a hint for the prompt cache.
     backbone: dict[int, tuple[int, int, str]] = field(default_factory=dict)
+    # What each frozen exchange showed (signature, annotation ids), likewise.
+    backbone_shown: dict[int, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
 
     @property
     def upto(self) -> int:
@@ -56,6 +58,7 @@ class SessionLayers:
         self.layout = None
         self.notes = tuple(n for n in self.notes if n.before < ordinal)
         self.backbone = {o: v for o, v in self.backbone.items() if o < ordinal}
+        self.backbone_shown = {o: v for o, v in self.backbone_shown.items() if o < ordinal}
 
     def dated(self, turns: Sequence[Turn]) -> list[DatedTurn]:
         return [DatedTurn(t, self.labels.get(t.ordinal)) for t in turns]

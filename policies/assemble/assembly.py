@@ -138,6 +138,10 @@ class AssemblyInput:
     # request (`policies.assemble.backbone`): they only go down, so the frozen part
     # changes only where something new had to give way.
     backbone_levels: Mapping[int, tuple[int, int, str]] = field(default_factory=dict)
+    # What each frozen exchange showed on the previous request (first ordinal ->
+    # its rendering's signature, the annotations in it): new annotations wait
+    # until the prompt changes at their exchange anyway.
+    backbone_shown: Mapping[int, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
 
 
 def _tokens(turns: Sequence[Turn]) -> int:

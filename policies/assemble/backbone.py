@@ -35,8 +35,9 @@ everything fits.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -194,6 +195,9 @@ class _Knowledge:
     live: dict[int, int] = field(default_factory=dict)
     outdated: dict[int, int] = field(default_factory=dict)
     notes: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # (item id, note)
+    # Per annotated item: the ordinal of the turn that stated its successor
+    # and the successor's value (absent: it was withdrawn).
+    changed_at: dict[str, tuple[int, str]] = field(default_factory=dict)
 
 
 def _knowledge(items: Sequence[MemoryItem], annotate: bool) -> _Knowledge:
@@ -218,6 +222,7 @@ def _knowledge(items: Sequence[MemoryItem], annotate: bool) -> _Knowledge:
             if succ is None:
                 continue
             note = CHANGED_MARK.format(_clip(one_line(succ.value), 200))
+            k.changed_at[it.id] = (succ.source_ordinal, succ.value)
         notes = k.notes.setdefault(o, [])
         if all(n != note for _, n in notes):
             notes.append((it.id, note))
@@ -260,15 +265,23 @@ class _Renderer:
     ) -> None:
         self.units, self.next_user, self.k = units, next_user, knowledge
         self.stale, self.replaced, self.p, self.count = stale, replaced, p, count
-        self._memo: dict[tuple[int, int, int], _Rendered] = {}
+        self._memo: dict[tuple[int, int, int, frozenset[str] | None], _Rendered] = {}
+        # Per unit index: the annotations it may show (absent: all of them).
+        self.shown_notes: dict[int, frozenset[str]] = {}
 
     def render(self, i: int) -> _Rendered:
         u = self.units[i]
-        key = (i, u.user_level, u.assistant_level)
+        key = (i, u.user_level, u.assistant_level, self.shown_notes.get(i))
         hit = self._memo.get(key)
         if hit is None:
             hit = self._memo[key] = self._render(i, u)
         return hit
+
+    def notes(self, i: int, ordinal: int) -> list[tuple[str, str]]:
+        """The annotations unit `i` (its user turn at `ordinal`) shows."""
+        notes = self.k.notes.get(ordinal, [])
+        allowed = self.shown_notes.get(i)
+        return notes if allowed is None else [n for n in notes if n[0] in allowed]
 
     def _tokens(self, messages: list[dict[str, Any]], turns: dict[int, Turn]) -> int:
         total = 0
@@ -289,9 +302,9 @@ class _Renderer:
                 out.append({"role": "user", "content": CONDENSED_PREFIX + condensed})
         if u.assistant_level > 0:
             out += self._assistant(i, u, u.user is not None and u.user_level == 2)
-        elif u.user is not None and u.user_level == 2 and self.k.notes.get(u.user.ordinal):
+        elif u.user is not None and u.user_level == 2 and self.notes(i, u.user.ordinal):
             # The reply went for room; what changed since still stands beside the words.
-            notes = [NOTE_PREFIX + n for _, n in self.k.notes[u.user.ordinal]]
+            notes = [NOTE_PREFIX + n for _, n in self.notes(i, u.user.ordinal)]
             out.append({"role": "assistant", "content": "\n".join(notes)})
         elif out and u.groups and self.p.placeholder:
             out.append({"role": "assistant", "content": self.p.placeholder})
@@ -311,7 +324,7 @@ class _Renderer:
     def _assistant(self, i: int, u: _Unit, annotate: bool) -> list[dict[str, Any]]:
         notes = []
         if annotate and u.user is not None:
-            notes = [NOTE_PREFIX + n for _, n in self.k.notes.get(u.user.ordinal, ())]
+            notes = [NOTE_PREFIX + n for _, n in self.notes(i, u.user.ordinal)]
         out: list[dict[str, Any]] = []
         for group in u.groups:
             head = group[0]
@@ -598,6 +611,65 @@ def _fit_frozen(
             u.user_level, u.assistant_level, u.reason = a, b, why
 
 
+def live_turns_of(units: Sequence[_Unit]) -> list[Turn]:
+    return [t for u in units for t in u.turns()]
+
+
+def _signature(rendered: _Rendered) -> int:
+    return hash(json.dumps(rendered.messages, sort_keys=True, ensure_ascii=False))
+
+
+def _shown(r: _Renderer, i: int) -> tuple[int, tuple[str, ...]]:
+    """What unit `i` showed: its rendering's signature and the annotations in it."""
+    u = r.units[i]
+    ids = tuple(n[0] for n in r.notes(i, u.user.ordinal)) if u.user is not None else ()
+    return _signature(r.render(i)), ids
+
+
+def _said_in(change: tuple[int, str] | None, texts: Mapping[int, str]) -> bool:
+    """Whether the new value of a change is in the context in the user's words."""
+    if change is None or change[0] not in texts:
+        return False
+    return " ".join(change[1].split()) in texts[change[0]]
+
+
+def _defer_annotations(
+    units: Sequence[_Unit],
+    n: int,
+    r: _Renderer,
+    before: Mapping[int, tuple[int, tuple[str, ...]]],
+    in_context: Mapping[int, str],
+) -> None:
+    """Hold back new annotations of the frozen part up to the first exchange
+    that changes anyway (of the first `n`), as the previous request showed them.
+
+    An annotation written where its statement stands rewrites the prompt from
+    there: everything after it is paid again, uncached. Until the prompt is
+    rewritten from that point for another reason (a compaction giving way
+    there, a digest losing a line, the exchange first frozen), the statement
+    stays as it was shown, as long as the user's words that changed it are in
+    the context, later, and say the new value as it is (`in_context`: the
+    text of each user turn shown verbatim, by ordinal). A withdrawal, a
+    change whose words are gone and a value worked out from them ("two more
+    than I said") are shown at once. From
+    the first exchange that changes on, every annotation is shown
+    (`_Renderer.notes`).
+    """
+    for i in range(n):
+        shown = before.get(units[i].first_ordinal)
+        if shown is None:
+            return
+        user = units[i].user
+        notes = r.k.notes.get(user.ordinal, []) if user is not None else []
+        urgent = {
+            item_id for item_id, _ in notes if not _said_in(r.k.changed_at.get(item_id), in_context)
+        }
+        r.shown_notes[i] = frozenset(shown[1]) | urgent
+        if _signature(r.render(i)) != shown[0]:
+            del r.shown_notes[i]
+            return
+
+
 def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext:
     """The backbone context for one request (`inp`: `policies.assemble.assembly.AssemblyInput`)."""
     sys_t, tail_t = _tokens(inp.system), _tokens(inp.tail)
@@ -692,13 +764,27 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
         )
 
     frozen_ordinals = {t.ordinal for u in all_units[:frozen_n] for t in u.turns()}
+    # A user turn the backbone shows in the user's own words needs no room as
+    # evidence, unless the question wants the day it was said.
+    dated_kinds = bool(question.kinds & {"temporal", "contradiction"})
+    verbatim = {
+        u.user.ordinal
+        for u in all_units[:frozen_n]
+        if u.user is not None and u.user_level == 2 and not dated_kinds
+    }
     free = room_needed(
         question,
         recall_cap,
         hist_room - frozen_tokens(frozen_n) - live_tokens,
         lambda cap: (
             recall_within(
-                [h for h in inp.recalled if h.ordinal in frozen_ordinals], cap, frozen_ordinals
+                [
+                    h
+                    for h in inp.recalled
+                    if h.ordinal in frozen_ordinals and h.ordinal not in verbatim
+                ],
+                cap,
+                frozen_ordinals,
             ).tokens
         ),
     )
@@ -708,6 +794,13 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
         free,
         {i for i in range(frozen_n) if any(t.ordinal in rules for t in all_units[i].turns())},
     )
+    shown_users = [
+        u.user
+        for i, u in enumerate(all_units[:frozen_n])
+        if u.user is not None and u.user_level == 2 and i not in cut
+    ] + [t for t in [*live_turns_of(all_units[frozen_n:]), *inp.tail] if t.role == "user"]
+    verbatim_now = {t.ordinal: " ".join(t.text.split()) for t in shown_users}
+    _defer_annotations(all_units, min([frozen_n, *cut]), r, inp.backbone_shown, verbatim_now)
     gone: set[int] = set()
     for i in range(frozen_n):
         u = all_units[i]
@@ -729,7 +822,7 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
         if u.user_level < 2 and not (u.user is not None and k.outdated.get(u.user.ordinal)):
             gone.update(t.ordinal for t in u.turns())
         if u.user is not None and u.user_level == 2 and u.assistant_level > 0:
-            for item_id, note in k.notes.get(u.user.ordinal, ()):
+            for item_id, note in r.notes(i, u.user.ordinal):
                 candidates.append(
                     Candidate("item", item_id, 0, 0.0, "kept", f"annotation: {note}", "backbone")
                 )
@@ -785,6 +878,9 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
         u.first_ordinal: (u.user_level, u.assistant_level, u.reason)
         for u in all_units[:frozen_n]
         if (u.user_level, u.assistant_level) != (2, FULL_DIGEST)
+    }
+    ctx.backbone_shown = {
+        u.first_ordinal: _shown(r, i) for i, u in enumerate(all_units[:frozen_n]) if i not in cut
     }
     ctx.stable_messages = len(inp.system) + len(frozen_msgs) + len(live_turns)
     return ctx

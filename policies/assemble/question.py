@@ -110,12 +110,16 @@ _ASKS_WORK = Lexicon(
 # the task ("what's a good gel to start with?"). Only such a question may push
 # the frozen backbone aside for evidence: doing so rewrites the prompt's
 # middle, which a provider's prompt cache then bills again.
+#
+# Not "before" (a deadline is "before the launch"), nor any 是…的 (mostly a
+# description: "is it a waterproof one?"): only one that stresses where,
+# when, how or with whom something happened points back.
 PAST_REFERENCE = Lexicon(
     r"\b(?:did|was|were|had|has \w+ (?:ever|been)|have (?:i|we|you) (?:ever|said|told|mentioned)"
-    r"|ago|earlier|before|previously|last (?:time|week|month|year|night|summer|winter|spring"
+    r"|ago|earlier|previously|last (?:time|week|month|year|night|summer|winter|spring"
     r"|autumn|fall|weekend)|mentioned|said|told|used to|back then|went|visited|bought|made)\b",
     r"之前|以前|上次|当时|那时|那次|曾经|一开始|最早|起初|原来|本来|说过|提过|讲过|聊过|去过|做过|买过"
-    r"|见过|上周|上个月|去年|昨天|前天|是[^，。,？?]{1,12}的",
+    r"|见过|上周|上个月|去年|昨天|前天|是(?:在|从|跟|和|由|被|什么时候|哪(?:天|年|月|次)|几(?:号|点|月)|怎么|谁)[^，。,？?]{0,12}的",
 )
 
 
@@ -137,6 +141,19 @@ class Question:
 NOT_A_QUESTION = Question(frozenset(), ())
 
 
+# A sentence and the mark that ends it (the last one may have none).
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+
+
+def _points_back(text: str) -> bool:
+    """Whether what the input asks (its questions; all of it when none is marked
+    as one) points back: news told before the question ("the build went red,
+    any idea why?") is not a question about the past."""
+    sentences = [m.group(0) for m in _SENTENCE.finditer(text)]
+    asked = [x for x in sentences if x.rstrip().endswith(("?", "？"))] or [text]
+    return any(PAST_REFERENCE.search(x) is not None for x in asked)
+
+
 @lru_cache(maxsize=1024)
 def read_question(text: str) -> Question:
     """The kinds of question `text` (the current user input) is."""
@@ -147,6 +164,4 @@ def read_question(text: str) -> Question:
         return NOT_A_QUESTION
     fired = [r for r in RULES if r.cue.search(text)]
     kinds: set[Kind] = {"lookup", *(r.kind for r in fired)}
-    return Question(
-        frozenset(kinds), tuple(r.name for r in fired), PAST_REFERENCE.search(text) is not None
-    )
+    return Question(frozenset(kinds), tuple(r.name for r in fired), _points_back(text))

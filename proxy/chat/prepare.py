@@ -482,6 +482,8 @@ async def _assemble_managed(p: Pipeline, plan: RequestPlan, items: list[MemoryIt
         layers.notes = managed.placed_notes
         if managed.backbone_levels is not None:
             layers.backbone = managed.backbone_levels
+        if managed.backbone_shown is not None:
+            layers.backbone_shown = managed.backbone_shown
         if rebuilt and p.store.shared:
             # Several replicas: the next request may be served by another one.
             await plan.turns_stored()
@@ -541,6 +543,7 @@ def _assemble(
             # Kept per process: with several replicas each lays the frozen
             # part out afresh, so they forward the same context.
             backbone_levels=layers.backbone if layers and not p.store.shared else {},
+            backbone_shown=layers.backbone_shown if layers and not p.store.shared else {},
         )
     )
     if background is None:

@@ -334,3 +334,78 @@ def test_a_tool_call_naming_a_changed_value_stays_as_the_client_sent_it() -> Non
     )
     assert messages[2] not in ctx.messages
     assert any(m.get("tool_calls") for m in ctx.messages)
+
+
+def _frozen(ctx: Any, upto: dict[str, Any]) -> list[dict[str, Any]]:
+    """The forwarded messages before the client's message `upto`."""
+    return ctx.messages[: ctx.messages.index(upto)]
+
+
+@pytest.mark.parametrize(
+    ("first", "revision", "old", "new"),
+    [
+        (
+            "We are planning a retreat for about 40 people in the hills.",
+            "Headcount update: we are 46 now.",
+            "about 40 people",
+            "we are 46 now",
+        ),
+        (
+            "周末团建一共三十人，预算一万五。",
+            "人数有变，改成三十六人。",
+            "一共三十人",
+            "改成三十六人",
+        ),
+    ],
+)
+def test_an_annotation_waits_until_the_prompt_changes_at_its_statement(
+    first: str, revision: str, old: str, new: str
+) -> None:
+    before = [*_conversation("Any tips for the drive up?", "Sounds good."), assistant(LONG_REPLY)]
+    before[1] = user(first)
+    asked = [*before, user(revision)]
+    at = len(asked) - 1
+    a = BackboneAssembler()
+    ctx1 = a.assemble(make_input(asked[:-2], 900, items=[_item("a", 1, old)], summary_upto=8))
+    changed = _changed(1, old, at, new)
+    held = make_input(
+        asked,
+        900,
+        items=changed,
+        summary_upto=8,
+        backbone_levels=ctx1.backbone_levels or {},
+        backbone_shown=ctx1.backbone_shown or {},
+    )
+    ctx2 = a.assemble(held)
+    # The frozen part goes out as before, byte for byte: the words that changed
+    # the value are right there in the current input.
+    assert _frozen(ctx2, asked[9]) == _frozen(ctx1, asked[9])
+    assert all(new not in str(m.get("content")) for m in _frozen(ctx2, asked[9]))
+    assert asked[-1] in ctx2.messages
+    # Laid out afresh (no previous request), the statement is annotated where it stands.
+    fresh = a.assemble(make_input(asked, 900, items=changed, summary_upto=8))
+    after_first = fresh.messages[fresh.messages.index(asked[1]) + 1]
+    assert f"(later changed: {new})" in after_first["content"]
+
+
+def test_an_annotation_whose_value_the_users_words_do_not_say_is_shown_at_once() -> None:
+    before = [*_conversation("Any tips for the drive up?", "Sounds good."), assistant(LONG_REPLY)]
+    asked = [*before, user("Add six more people to the headcount.")]
+    at = len(asked) - 1
+    a = BackboneAssembler()
+    first = make_input(asked[:-2], 900, items=[_item("a", 1, "about 40")], summary_upto=8)
+    ctx1 = a.assemble(first)
+    # The new value is worked out ("six more"): only the annotation says it.
+    changed = _changed(1, "about 40", at, "46 people (40 + 6)")
+    ctx2 = a.assemble(
+        make_input(
+            asked,
+            900,
+            items=changed,
+            summary_upto=8,
+            backbone_levels=ctx1.backbone_levels or {},
+            backbone_shown=ctx1.backbone_shown or {},
+        )
+    )
+    after_first = ctx2.messages[ctx2.messages.index(asked[1]) + 1]
+    assert "(later changed: 46 people (40 + 6))" in after_first["content"]

@@ -74,6 +74,17 @@ def test_the_rules_that_fired_are_named() -> None:
         ("When should I start the seedlings indoors?", False),
         ("这种面料适合做夏天的衬衫吗？", False),
         ("周末适合去哪里骑车？", False),
+        # a deadline and a yes/no question about now are not the past
+        ("Can the tiles be delivered before the plumber comes?", False),
+        ("这个插座是不是防水的？", False),
+        ("窗帘是不是要遮光的那种？", False),
+        ("你推荐的那款是国产的吗？", False),
+        ("这套沙发是什么时候送到的？", True),
+        ("那张发票是谁开的？", True),
+        # news told before the question is not a question about the past
+        ("The kiln run went well and nothing cracked. What glaze goes with stoneware?", False),
+        ("上周末去爬山了，累坏了。这种护膝适合跑步用吗？", False),
+        ("Thanks! What did Omar say about the parking?", True),
     ],
 )
 def test_only_a_question_pointing_back_may_push_the_backbone_aside(text: str, back: bool) -> None:
