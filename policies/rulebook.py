@@ -150,3 +150,38 @@ def all_rules() -> list[Rule]:
         for path in sorted((RULES_DIR / lang).glob("*.yaml")):
             out.extend(rules(path.stem, lang).values())
     return out
+
+
+@cache
+def joined(module: str, name: str, order: tuple[str, ...] = LANGUAGES) -> re.Pattern[str]:
+    """The rule `name` of every language in `order` as one case-insensitive alternation.
+
+    For code that runs a rule on text of either script in one pass and uses the match
+    itself (its span, a substitution), not only whether one half fires.
+    """
+    sources = [rule.source for lang in order if (rule := rules(module, lang).get(name))]
+    if not sources:
+        raise KeyError(f"no rule {name!r} in any language of {module}")
+    return re.compile("|".join(sources), re.IGNORECASE)
+
+
+class Joined:
+    """`joined(module, name, order)`, compiled on first use: a stand-in for a pattern."""
+
+    __slots__ = ("_key", "_pattern")
+
+    def __init__(self, module: str, name: str, order: tuple[str, ...] = LANGUAGES) -> None:
+        self._key = (module, name, order)
+        self._pattern: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._pattern is None:
+            self._pattern = joined(*self._key)
+        return self._pattern
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.compiled.search(text)
+
+    def sub(self, repl: str, text: str, count: int = 0) -> str:
+        return self.compiled.sub(repl, text, count=count)
