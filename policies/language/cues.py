@@ -26,8 +26,8 @@ _I = re.IGNORECASE
 # worth keeping, and it replaces what it corrects. Choices made or leaned towards
 # ("we're going with X", "还是让她上公立小学"): a later one replaces an earlier one.
 # Both are rows of the weighted tables below, also run on their own, either script.
-SELF_CORRECTION = rulebook.Joined("cues", "change.self_correction")
-DECISION = rulebook.Joined("cues", "preference.decision")
+SELF_CORRECTION = rulebook.Joined("cues", "change.self_correction", flags=re.IGNORECASE)
+DECISION = rulebook.Joined("cues", "preference.decision", flags=re.IGNORECASE)
 
 _LATIN_RE = re.compile(r"[A-Za-z]")
 _CJK_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -150,7 +150,7 @@ DIRECTIVE = Table.named("cues", "directive")
 
 # Conditions of the person a plan is for that rule options out, as an allergy does
 # (a school's programmes, a trip's activities): "孩子有轻度色弱", "two kids get carsick".
-CONDITION = rulebook.Joined("cues", "constraint.condition", order=("zh", "en"))
+CONDITION = rulebook.Joined("cues", "constraint.condition", ("zh", "en"), flags=re.IGNORECASE)
 
 # What binds, what is liked or chosen, what changed: weighted tables kept as data
 # (`constraint.*`, `preference.*`, `change.*` rows of policies/rules/<lang>/cues.yaml).

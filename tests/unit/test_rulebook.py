@@ -1,4 +1,4 @@
-"""`policies.rulebook`: a rule of both languages joined into one pattern, on first use."""
+"""`policies.rulebook`: rules of both languages joined into one pattern, on first use."""
 
 from __future__ import annotations
 
@@ -9,27 +9,47 @@ import pytest
 from policies import rulebook
 
 
-def test_joined_is_both_halves_in_the_order_asked_case_insensitive() -> None:
+def test_joined_is_the_parts_in_the_order_given() -> None:
     en = rulebook.rules("cues", "en")["constraint.condition"].source
     zh = rulebook.rules("cues", "zh")["constraint.condition"].source
-    assert rulebook.joined("cues", "constraint.condition").pattern == f"{en}|{zh}"
-    pattern = rulebook.joined("cues", "constraint.condition", ("zh", "en"))
-    assert pattern.pattern == f"{zh}|{en}"
-    assert pattern.flags & re.IGNORECASE
+    both = (("en", "constraint.condition"), ("zh", "constraint.condition"))
+    assert rulebook.joined("cues", both).pattern == f"{en}|{zh}"
+    assert rulebook.joined("cues", both[::-1]).pattern == f"{zh}|{en}"
+    lazy = rulebook.Joined("cues", "constraint.condition", ("zh", "en"))
+    assert lazy.compiled.pattern == f"{zh}|{en}"
+
+
+def test_joined_ignores_case_when_a_part_does_unless_told() -> None:
+    # Table rows are written for lower-cased text: they do not ignore case themselves.
+    row = rulebook.Joined("cues", "change.self_correction")
+    assert not row.compiled.flags & re.IGNORECASE
+    told = rulebook.Joined("cues", "change.self_correction", flags=re.IGNORECASE)
+    assert told.compiled.flags & re.IGNORECASE
+    assert rulebook.Joined("cues", "challenge").compiled.flags & re.IGNORECASE  # en ignores case
+    assert not rulebook.Joined("cues", "challenge", ("zh",)).compiled.flags & re.IGNORECASE
 
 
 def test_joined_runs_on_either_script_and_keeps_the_match() -> None:
-    found = rulebook.Joined("cues", "change.self_correction").search("Typo, sorry: 写错了")
+    fix = rulebook.Joined("cues", "change.self_correction", flags=re.IGNORECASE)
+    found = fix.search("Typo, sorry: 写错了")
     assert found is not None
-    assert found.group(0).lower() == "typo"
-    stripped = rulebook.Joined("cues", "change.self_correction").sub(" ", "我说错了，是周二")
-    assert "说错了" not in stripped
+    assert found.group(0) == "Typo"
+    assert "说错了" not in fix.sub(" ", "我说错了，是周二")
+    assert fix.match("我说错了") is None
 
 
-def test_joined_compiles_nothing_until_used() -> None:
+def test_of_joins_parts_that_alternate_between_languages() -> None:
+    parts = (("zh", "constraint.weak"), ("en", "constraint.weak"), ("zh", "constraint.refusal"))
+    sources = [rulebook.rules("cues", lang)[name].source for lang, name in parts]
+    assert rulebook.Joined.of("cues", *parts).compiled.pattern == "|".join(sources)
+
+
+def test_a_missing_rule_fails_when_first_used_not_when_named() -> None:
     lazy = rulebook.Joined("cues", "no_such_rule")
     with pytest.raises(KeyError):
         lazy.search("anything")
+    with pytest.raises(KeyError):
+        rulebook.Joined.of("cues", ("zh", "no_such_rule")).search("什么")
 
 
 def test_a_table_keeps_its_rows_in_file_order_per_language() -> None:
