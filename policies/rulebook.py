@@ -28,6 +28,7 @@ module costs no I/O and no regex compilation.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -211,11 +212,11 @@ class Joined:
             self._pattern = joined(self._module, parts, self._flags)
         return self._pattern
 
-    def search(self, text: str) -> re.Match[str] | None:
-        return self.compiled.search(text)
+    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled.search(text, pos, endpos)
 
-    def match(self, text: str) -> re.Match[str] | None:
-        return self.compiled.match(text)
+    def match(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled.match(text, pos, endpos)
 
     def sub(self, repl: str, text: str, count: int = 0) -> str:
         return self.compiled.sub(repl, text, count=count)

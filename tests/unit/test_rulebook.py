@@ -58,3 +58,14 @@ def test_a_table_keeps_its_rows_in_file_order_per_language() -> None:
     assert langs == sorted(langs)  # en rows, then zh rows
     en = [name for name, rule in rulebook.rules("cues", "en").items() if rule.table == "change"]
     assert en[:2] == ["change.replacement", "change.self_correction"]
+
+
+def test_joined_searches_and_matches_from_a_position_like_a_pattern() -> None:
+    fix = rulebook.Joined("segment", "part_fix")
+    text = "card 4410 2290 3318, sorry, 3381 at the end"
+    at = text.index("3381")
+    assert fix.match(text) is None
+    found = fix.match(text, at)
+    assert found is not None
+    assert found.group("a") == "3381"
+    assert fix.search(text, 0, at) is None
