@@ -21,6 +21,11 @@ The examples are sentences written for the rule, never taken from an evaluation
 set (`tests/unit/test_no_eval_copies.py` checks), and `tests/unit/test_rule_examples.py`
 runs every one of them. Files are read on first use, not at import: importing a policy
 module costs no I/O and no regex compilation.
+
+Code reads a rule in one of two ways. `Lexicon.named` (`policies.language.cues`) runs
+each language's half only on text of its script. `Pattern.named` runs one regex of
+both halves' branches, English first, on any text, as a single `re.compile` of the
+same branches would: for rules whose halves must keep matching mixed-script text.
 """
 
 from __future__ import annotations
@@ -150,3 +155,44 @@ def all_rules() -> list[Rule]:
         for path in sorted((RULES_DIR / lang).glob("*.yaml")):
             out.extend(rules(path.stem, lang).values())
     return out
+
+
+@cache
+def joined(module: str, name: str) -> re.Pattern[str]:
+    """One regex of the rule's branches in every language, English first; case is
+    ignored when either half ignores it."""
+    halves = [rule for lang in LANGUAGES if (rule := rules(module, lang).get(name)) is not None]
+    if not halves:
+        raise KeyError(f"no rule {name!r} in policies/rules/*/{module}.yaml")
+    flags = re.IGNORECASE if any(rule.ignore_case for rule in halves) else 0
+    return re.compile("|".join(rule.source for rule in halves), flags)
+
+
+class Pattern:
+    """A named rule run as one regex over both languages' branches (`joined`), compiled
+    on first use: a drop-in for the module-level `re.compile` it replaces."""
+
+    __slots__ = ("_compiled", "_rule")
+
+    def __init__(self, module: str, name: str) -> None:
+        self._rule = (module, name)
+        self._compiled: re.Pattern[str] | None = None
+
+    @classmethod
+    def named(cls, module: str, name: str) -> Pattern:
+        return cls(module, name)
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = joined(*self._rule)
+        return self._compiled
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.compiled.search(text)
+
+    def match(self, text: str) -> re.Match[str] | None:
+        return self.compiled.match(text)
+
+    def sub(self, repl: str, text: str) -> str:
+        return self.compiled.sub(repl, text)

@@ -46,29 +46,19 @@ from policies.language.matching import topical_overlap, weighted_terms
 from policies.language.names import ROLE, person_names
 from policies.language.segment import self_fixed
 from policies.language.values import Value, contact_details, extract_values
+from policies.rulebook import Pattern
 from policies.types import ItemType
 
 # Starts like a one-off task ("Check PAY-2294", "拉华东前10家门店"): a
 # request to act now, not a fact to keep.
-_TASK = re.compile(
-    r"^(?:(?:go ahead|can you|could you|set|apply|close|open|pull|check|run"
-    r"|show|give me|write me|tell|send|do|try|look|find|search|start with|help me)\b"
-    r"|(?:先|再|你)?(?:帮我|给我|帮忙|麻烦你|请你|帮|拉|查|跑|算|写个|列个|画个|来个)|先出|再出)",
-    re.IGNORECASE,
-)
+_TASK = Pattern.named("statements", "task_now")
 
 
-_HELP = re.compile(
-    r"\b(?:help|assist)\b[^.]*\b(?:me|us|with)\b|\bi'?d (?:love|like) (?:your |some )?help\b"
-    r"|想请你|请你帮|帮我|帮帮我|麻烦你",
-    re.IGNORECASE,
-)
+_HELP = Pattern.named("statements", "asks_for_help")
 
 
 # People and their roles are entities worth keeping ("Dmitri is on call").
-_COPULA = re.compile(
-    r"\b(?:is|are|was|were|goes|go|gets|will be|stays?|lives?)\b|=|是|为|叫|在|用", re.IGNORECASE
-)
+_COPULA = Pattern.named("statements", "copula")
 
 
 _PLAN_KINDS = frozenset(
@@ -77,16 +67,11 @@ _PLAN_KINDS = frozenset(
 )  # fmt: skip
 
 
-_WE = re.compile(r"\b(?:we|we're|we'll|we've|we'd|our|us)\b|我们|咱们|我家|我们家", re.IGNORECASE)
+_WE = Pattern.named("statements", "we")
 
 
 # "X is called Y", "named Y", "Town: Gullhaven": naming a person, place or thing.
-_NAMING = re.compile(
-    r"\b(?:called|named|known as|goes by|titled)\b|^[\w' -]{1,24}: [A-Z][\w-]+"
-    r"|\b(?:the|our|my) [a-z]+(?: [a-z]+)? (?:is|will be|'s) (?:the |a |an )?(?:[a-z-]+ )?"
-    r"[A-Z][a-z]+"
-    r"|叫[“\"「]?[\u4e00-\u9fff]{1,4}|名字(?:是|叫)"
-)
+_NAMING = Pattern.named("statements", "naming")
 
 
 _BASE_IMPORTANCE: dict[str, float] = {
@@ -174,9 +159,7 @@ def _put_for_a_nod(text: str, cues: Cues, revoke: bool) -> bool:
     )
 
 
-_CONDITION = re.compile(
-    r"\b(?:if|when|whenever|in case|should)\b|如果|要是|假如|万一|若|一旦", re.I
-)
+_CONDITION = Pattern.named("statements", "conditional")
 
 
 def _nod_cues(text: str, cues: Cues, revoke: bool) -> tuple[Cues, bool]:
@@ -207,23 +190,17 @@ def _conditional_revoke(text: str, cues: Cues) -> bool:
     return bool(_CONDITION.search(text[clause_start:start]))
 
 
-_ANAPHOR = re.compile(r"\b(?:that|this|it|those|these|them)\b|这个|那个|这样|那样|这种|那种", re.I)
+_ANAPHOR = Pattern.named("statements", "anaphor")
 
 
 _VAGUE_IMPORTANCE = 0.55
 
 
 # What a vague rule points at: a pronoun or an unnamed "one" / "anything".
-_POINTER = re.compile(
-    r"\b(?:that|this|it|those|these|them|one|anything|something)\b"
-    r"|这个|那个|这些|那些|这样|那样|这种|那种",
-    re.IGNORECASE,
-)
+_POINTER = Pattern.named("statements", "pointer")
 
 
-_ZH_RULE_WORDS = re.compile(
-    r"一定|千万|必须|务必|不能|不要|不许|不准|别|要|都|也|就|还|再|请|得|了|吧|啊|呀|哦|的|你|我们|咱们"
-)
+_ZH_RULE_WORDS = Pattern.named("statements", "rule_words")
 
 
 _PARTICLES = frozenset({"up", "down", "away", "out", "off", "back", "over", "around", "aside"})
@@ -251,9 +228,7 @@ def _bare_rule(text: str) -> bool:
 
 
 # Turning against what was just said: "But we…", "不过我们…".
-_COUNTER = re.compile(
-    r"^(?:but|however|still|no,)\b|^(?:但是|但|不过|可是|可)(?:我们|我|咱们)", re.IGNORECASE
-)
+_COUNTER = Pattern.named("statements", "counter")
 
 
 def _importance(

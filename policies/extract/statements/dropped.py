@@ -31,39 +31,23 @@ from policies.language.cues import (
 )
 from policies.language.segment import clauses
 from policies.language.values import extract_values
+from policies.rulebook import Pattern
 
 # Asks for something now, wherever it sits in the sentence.
-_REQUEST = re.compile(
-    r"^(?:please )?(?:give|assign|send|put|move|add|post|mark|set|label|tag|close|file|forward|hand"
-    r"|route|pass) (?:it|that|this|them|those|these|both|the (?:first|second|last|other) one)"
-    r" (?:to|on|in|into|as|under|over)\b|\bshow me\b|\bgive me (?:a|an|the|some)\b|\btell me\b"
-    r"|\bwrite me\b|\bcan you (?:write|give"
-    r"|show|draft|tell|explain|recommend|help)\b|(?<![他她它会能说])帮我|你帮"
-    r"|给我[^，。；]{0,6}(?:写|讲|出|拉|算|排|列|做|来)",
-    re.IGNORECASE,
-)
+_REQUEST = Pattern.named("statements", "request_now")
 
 
 # Someone else offering to help ("他说可以帮我内推") is news, not a request to the assistant.
-_OFFER = re.compile(
-    r"(?:他|她|他们|她们|对方)[^，。；]{0,4}(?:说|会|能|可以|愿意)[^，。；]{0,4}帮我"
-)
+_OFFER = Pattern.named("statements", "others_offer_help")
 
 
 # The user's own errand ("I need to book flights", "我得去接孩子"), not a rule for the assistant.
-_PERSONAL_NEED = re.compile(
-    r"\b(?:i|we)(?:'ll| will)? (?:\w+ )?(?:have|has|need|needs|got) to\b|我(?:得|要)去",
-    re.IGNORECASE,
-)
+_PERSONAL_NEED = Pattern.named("statements", "personal_need")
 
 
 # Hedged, speculative sentences ("which might mean…", "我可能会…") are
 # thinking aloud, not decisions.
-_HEDGE = re.compile(
-    r"\b(?:might|maybe|perhaps|possibly|probably|i guess|not sure|i wonder|could be)\b"
-    r"|也许|或许|说不定|不一定|可能(?:会|要|得|是)?(?!性)",
-    re.IGNORECASE,
-)
+_HEDGE = Pattern.named("statements", "hedge")
 
 
 def _chatter_only(text: str, cues: Cues) -> bool:
@@ -87,28 +71,13 @@ def _binding(cues: Cues) -> bool:
 
 
 # The user's own next step ("I'll ask Mei", "我问问周会计再说"): nothing to keep.
-_INTENT = re.compile(
-    r"^(?:ok(?:ay)?,? )?(?:i'?ll|let me|i will|i'?m going to|i'?m gonna) (?:go )?(?:ask|check|call"
-    r"|email|text|ping|look|think|try|talk)\b"
-    r"|^(?:i'?ll|i will|let me) [a-z]+ (?:it|that|this|them)\b"
-    r"|^(?:那)?(?:算了，)?我(?:去|先|再|回头)?(?:问问|问一下|想想|看看|查查|试试|考虑考虑|琢磨琢磨)",
-    re.IGNORECASE,
-)
+_INTENT = Pattern.named("statements", "own_next_step")
 
 
 # The user announcing material they are about to hand over ("我先把现在的简历贴给你",
 # "Let me paste our current price list", "here's the draft"): a step of the
 # conversation, done by the next message; the material itself is what counts.
-_HANDING_OVER = re.compile(
-    r"^(?:(?:ok(?:ay)?|so|first|alright)[,:]? )?(?:(?:i'?ll|let me|i will|i'?m going to|i'?m gonna)"
-    r" (?:just |first )?(?:paste|send|share|forward|attach|upload|copy|drop) (?:you |in |over )?"
-    r"(?:my|our|the|a|an|this|that|what)\b[^,;:]{0,50}"
-    r"|here(?:'s| is| are) (?:my|our|the) (?:current |old |latest |existing )?[\w-]+(?: [\w-]+)?)"
-    r"[.!:]?$"
-    r"|^(?:那)?(?:我)?(?:先|再|等下|待会|马上)?把[^，。；\d]{1,14}(?:贴|发|粘|传|复制|拍)(?:一下)?"
-    r"(?:给你|过来|上来|你)(?:看看|看一下|看)?[。！!：:]?$",
-    re.IGNORECASE,
-)
+_HANDING_OVER = Pattern.named("statements", "handing_over")
 
 
 # How the speaker themself is doing, measured ("I'm running on four hours of sleep",
@@ -116,18 +85,7 @@ _HANDING_OVER = re.compile(
 # the number describes the speaker's body or feelings, not anything to plan. A
 # limit on the time they can give ("I only have four hours a day for this") has a
 # requirement cue and is read before this.
-_OWN_CONDITION = re.compile(
-    r"\b(?:i'?m|i am|i was|i've been|i have been) (?:running|living|surviving|functioning|going)"
-    r" on (?:about |maybe |like |only |just )?\w+ hours?(?: of)? sleep\b"
-    r"|\bi (?:only |barely |just )?(?:slept|got) (?:for )?(?:about |maybe |like |only |just )?"
-    r"\w+ hours?(?: of sleep)?(?: last night)?\b"
-    r"|\bi'?ve been (?:tempted|dying|itching|meaning|wanting|dreaming|obsessed|hooked|curious"
-    r"|thinking about (?:it|this|that))\b[^.;]{0,30}\bfor (?:\w+ )?(?:years?|months?|weeks?|ages"
-    r"|decades?)\b"
-    r"|(?:昨晚|昨天|这几天|最近)?(?:我)?(?:只|才|就)?睡了(?:不到)?[\d一二两三四五六七八九十几半]+个?(?:小时|钟头)"
-    r"|我(?:都)?(?:惦记|馋|想|憋|纠结|琢磨|心动)了?(?:好|整整|快)?[\d一二两三四五六七八九十几]+(?:年|个月|周)了",
-    re.IGNORECASE,
-)
+_OWN_CONDITION = Pattern.named("statements", "own_condition")
 
 
 def _own_condition(text: str) -> bool:
@@ -135,32 +93,14 @@ def _own_condition(text: str) -> bool:
 
 
 # A clause that asks something of anyone ("so keep it short", "以后别找他们").
-_ASKS_SOMEONE = re.compile(
-    r"\b(?:so|please|let'?s|we'?ll|i'?ll|you|your|should|must|never|always|from now on|going"
-    r" forward|stop|avoid|switch|use|drop|cancel|don'?t (?:use|order|book|buy|pick|choose|go))\b"
-    r"|所以|以后|今后|别|不要|不能|不许|必须|一定|换|改|停|取消|你",
-    re.IGNORECASE,
-)
+_ASKS_SOMEONE = Pattern.named("statements", "asks_someone")
 
 
 # The user's own errand for family or friends ("I have to call my uncle back about
 # the boat", "我得给我妈回个电话"): their private to-do, said in passing, not a
 # rule for the task. With a value or an ask ("…, so keep Friday free") it is read
 # as usual.
-_PRIVATE_ERRAND = re.compile(
-    r"\b(?:i|we)(?:'ll| will)? (?:\w+ )?(?:have|has|need|needs|got) to "
-    r"(?:reply to|respond to|answer|call"
-    r"|ring|phone|text|email|message|write (?:back )?to|get back to|visit|pick up|collect"
-    r"|drop off|babysit|help|buy (?:a |an )?(?:gift|present|something) for) "
-    r"(?:my|our) (?:little |older |younger |big |best )?(?:sister|brother|mom|mum|mother|dad"
-    r"|father|parents|wife|husband|partner|girlfriend|boyfriend|kids?|son|daughter|friends?"
-    r"|family|aunt|uncle|cousin|grandma|grandpa|grandmother|grandfather|in-laws|neighbou?r)s?\b"
-    r"|我(?:得|要|还得|还要)(?:先)?(?:去)?(?:(?:给|帮)(?:我)?(?:{rel})(?:回|打|发|买|挑)"
-    r"|(?:接|送|陪|看)(?:我)?(?:{rel}))".format(
-        rel="妈|爸|妹|弟|姐|哥|老婆|老公|孩子|儿子|女儿|朋友|家里|奶奶|爷爷|外婆|外公|婆婆|公公"
-    ),
-    re.IGNORECASE,
-)
+_PRIVATE_ERRAND = Pattern.named("statements", "private_errand")
 
 
 def _private_errand(text: str, cues: Cues, strong: bool) -> bool:
@@ -171,11 +111,7 @@ def _private_errand(text: str, cues: Cues, strong: bool) -> bool:
 
 # A running total ("一共15个小朋友了", "that brings us to 40 volunteers"): the count the
 # plan now stands at, even inside a story about the day.
-_TOTAL = re.compile(
-    r"一共|总共|共计|加起来|合计|\bin total\b|\baltogether\b|\bthat makes\b"
-    r"|\bbrings? (?:us|it|the (?:total|count|number)) (?:up |down )?to\b",
-    re.IGNORECASE,
-)
+_TOTAL = Pattern.named("statements", "running_total")
 
 
 def _running_total(text: str, strong: bool) -> bool:
@@ -221,11 +157,7 @@ def _cued(cues: Cues) -> bool:
 
 # Money the user has for something ("I've got 1.5k set aside for the POS", "装修预算准备了
 # 8万"): a budget, even when it comes right after a question.
-_SET_ASIDE = re.compile(
-    r"\bset aside\b|\bsaved up\b|\bbudget(?:ed|ing)?\b|\b(?:can|could) spend\b"
-    r"|预算|准备了|存了|攒了",
-    re.IGNORECASE,
-)
+_SET_ASIDE = Pattern.named("statements", "money_set_aside")
 
 
 def _money_set_aside(text: str) -> bool:
@@ -285,7 +217,7 @@ def _decision_beside_request(text: str) -> bool:
     )
 
 
-_DECIDE = re.compile(r"(?:let'?s|we'?ll|we will|then)\b|那就|就(?:按|定)", re.IGNORECASE)
+_DECIDE = Pattern.named("statements", "decision_word")
 
 
 def _soft_scope(text: str, cues: Cues) -> bool:
@@ -305,14 +237,7 @@ def _soft_scope(text: str, cues: Cues) -> bool:
 # fiddle leaf fig one now", "Draft the refund macro and mention the code"):
 # done once, in this reply. A manner right after the object ("write the
 # summaries in bullet points") or a standing cue makes it a rule instead.
-_ONE_OFF = re.compile(
-    r"^(?:(?:please|now|ok(?:ay)?|so|then|alright|next)[,:]? )*(?:can you |could you )?"
-    r"(?:give me|write(?: me)?|draft(?: me)?|create|generate|show me|send me|come up with"
-    r"|brainstorm|suggest|recommend|sketch(?: out)?|outline|pitch me|find me|pull up|put together)"
-    r" (?:(?:a|an|the|this|that|these|those|some|another|one|two|three|four|five|six|a few"
-    r"|a couple of|\d+|my|our) )(?P<rest>.*)$",
-    re.IGNORECASE,
-)
+_ONE_OFF = Pattern.named("statements", "one_off_deliverable")
 
 
 _MANNER = frozenset("in as using with without under within following per".split())

@@ -7,13 +7,13 @@ wish the user disowns right after reporting it must not revise anything.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from policies.extract.statements.statement import Statement
 from policies.language.cues import (
     Lexicon,
 )
+from policies.rulebook import Pattern
 
 # The user setting someone else's wish aside right after reporting it: "That's her
 # idea; I'm not sold", "it's not her call", "we haven't agreed", "那是她的想法",
@@ -50,29 +50,22 @@ def _without_disowned(out: list[Statement], sentences: Sequence[str]) -> list[St
     return [st for st in out if id(st) not in dropped]
 
 
-_OWN_WISH = re.compile(r"(?:i|we)\b|我们?(?:特别|真的|很|也)?(?:想|希望|要求|觉得)", re.IGNORECASE)
+_OWN_WISH = Pattern.named("statements", "own_wish_or_view")
 
 
 # Someone else's wish or view as the sentence's subject: "our CEO wants us to…",
 # "my wife thinks…", "老板希望我们…".
-_OTHERS_WISH = re.compile(
-    r"^(?:[\w' -]{0,30}[:,] )?(?:(?:my|our|the) [\w-]+(?: [\w-]+)?|[A-Z][a-z]+|he|she|they)"
-    r" (?:really |also |just )?(?:wants?|thinks?|says?|said|expects?|asked|asks|insists?"
-    r"|would like)\b"
-    r"|^(?:他|她|他们|我(?:的)?[\u4e00-\u9fff]{1,3}|老板|领导|经理|客户)(?:说|希望|想让|要求|觉得)",
-)
+_OTHERS_WISH = Pattern.named("statements", "others_wish_subject")
 
 
-_WISH = re.compile(
-    r"\b(?:wants?|wanted|insists?|would like|is pushing for) (?:us|me)\b"
-    r"|想让|希望我们|要求我们|非要|特别想",
-    re.IGNORECASE,
-)
+_WISH = Pattern.named("statements", "wish_on_us")
+# The speaker as the subject of that wish ("we really want…", "我们希望…").
+_SPEAKER_WISH = Pattern.named("statements", "own_wish")
 
 
 def _others_wish(text: str) -> bool:
     """Someone else's wish ("Mrs. Zhou really wants us to…", "老板想让我们…")."""
     if _OTHERS_WISH.search(text):
         return True
-    own = re.match(r"(?:i|we)\b|我们?(?:特别|真的|很|也)?(?:想|希望|要求)", text, re.IGNORECASE)
+    own = _SPEAKER_WISH.match(text)
     return bool(_WISH.search(text)) and not own

@@ -31,6 +31,7 @@ from policies.language.cues import (
 )
 from policies.language.matching import topical_overlap, weighted_terms
 from policies.language.values import extract_values
+from policies.rulebook import Pattern
 
 
 def _classify_or_premise(
@@ -54,7 +55,7 @@ def _classify_or_premise(
 # What the user's own product or practice is, put up for whether to feature it: "我们家
 # 的茶是手工炒的，当天包装，这点要不要写进详情页？", "Our honey is never heated, should
 # I mention that on stream?". The trait is theirs, whatever the answer: kept as said.
-_OWN_THING = re.compile(r"^(?:我们家|我家|咱家|咱们家|我们|咱们)的|^(?:our|my) ", re.IGNORECASE)
+_OWN_THING = Pattern.named("statements", "own_thing")
 
 
 _FEATURE_ASK = Lexicon.named("statements", "feature_ask")
@@ -103,15 +104,7 @@ def _proposal(index: int, text: str, cues: Cues) -> Statement | None:
 
 
 # A premise given as settled news, not as part of the question ("练了两周了，正常吗？").
-_SETTLED = re.compile(
-    r"\b(?:since|now that|given that|seeing as|now)\b"
-    r"|既然|已经|收齐|定了|确定了|确认了|改成|挪到"
-    # The final outcome of a count or a choice: "最后确认参赛的是14个队", "we ended up
-    # with 9 stalls".
-    r"|最后确认|最终(?:确认|确定|定下)|\bin the end\b|\bended up\b"
-    r"|\bfinal (?:count|tally|number)\b",
-    re.IGNORECASE,
-)
+_SETTLED = Pattern.named("statements", "settled_premise")
 
 
 _CLAUSE_BREAK = re.compile(r"[，,；;]\s*")
@@ -120,38 +113,20 @@ _CLAUSE_BREAK = re.compile(r"[，,；;]\s*")
 # The user's own plan or target, put to the assistant for an opinion: "We're
 # planning to seat 120 in the east hall, is that too many?", "我给自己定了个目标：三个月
 # 跑完一次半马，你觉得现实吗？". The plan is theirs whatever the answer: kept as said.
-_OWN_PLAN = re.compile(
-    r"^(?:so |and |ok(?:ay)?,? )?(?:we(?:'re| are)|i'm|i am) (?:planning|aiming|hoping)"
-    r" (?:to|for)\b"
-    r"|^(?:so |and |ok(?:ay)?,? )?(?:we|i) (?:plan|intend|want|'d like|would like) to\b"
-    r"|^(?:so |and )?(?:my|our) (?:plan|goal|target|aim) (?:is|was)\b"
-    r"|(?:我们|咱们|我)(?:自己)?(?:想|打算|准备|计划)(?:把|放|定|在|用|做|办|请|订|卖|开|找)"
-    r"|(?:我|我们|咱们)(?:自己)?有个(?:小)?(?:目标|计划|打算)"
-    r"|(?:我|我们|咱们)的(?:目标|计划)是",
-    re.IGNORECASE,
-)
+_OWN_PLAN = Pattern.named("statements", "own_plan")
 
 
 # ...unless it is a supposition: "If we plan to invite 120, how many tables?"
-_SUPPOSED = re.compile(
-    r"\b(?:if|what if|suppose|supposing|say|in case|assuming|unless|whether)\b"
-    r"|如果|要是|假如|假设|万一|是否|是不是",
-    re.IGNORECASE,
-)
+_SUPPOSED = Pattern.named("statements", "supposition")
 
 
 # A count the question takes as the case: "With 71 students, do we need another
 # section?", "有了80个报名的，场地还够吗？". Not one put up to weigh ("With 100 guests,
 # would the hall be big enough?", "有100个人的话…"): a would/could or a condition.
-_WITH_COUNT = re.compile(
-    r"^(?:so |and |but |ok(?:ay)?,? )?with (?:\d|(?:a |one )?(?:dozen|hundred)\b|[a-z]+ty\b"
-    r"|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)"
-    r"|^(?:现在|目前|眼下)?(?:都)?有了",
-    re.IGNORECASE,
-)
+_WITH_COUNT = Pattern.named("statements", "given_count")
 
 
-_WEIGHED = re.compile(r"\b(?:would|could|might|were)\b|的话|会不会", re.IGNORECASE)
+_WEIGHED = Pattern.named("statements", "weighed")
 
 
 def _given_count(premise: str, text: str) -> bool:
@@ -194,20 +169,11 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 # The user's own leaning, said right after asking for an opinion: "我倾向于加",
 # "I'm leaning towards yes".
-_LEAN = re.compile(
-    r"^(?:不过|但|其实|反正)?(?:我|我们|我个人)(?:还是|其实|本人)?(?:比较|更)?(?:倾向于?|偏向于?)"
-    r"|^(?:but |honestly,? |personally,? )?"
-    r"(?:(?:i'm|i am|we're|we are) (?:\w+ )?(?:leaning|inclined)|(?:i|we)(?:'d| would) lean)\b",
-    re.IGNORECASE,
-)
+_LEAN = Pattern.named("statements", "own_leaning")
 
 
 # Where a question's asking starts: "你觉得…", "what do you think", "is that…".
-_ASKING = re.compile(
-    r"^(?:你|您)(?:觉得|看|认为)|^(?:有没有|要不要|是不是|行不行|可以吗|好不好|有必要)"
-    r"|^(?:what do you think|do you think|does that|is that|would that|should we|worth it)\b",
-    re.IGNORECASE,
-)
+_ASKING = Pattern.named("statements", "asking")
 
 
 def _or_leaned(
@@ -258,19 +224,11 @@ def _leaned_proposal(
 
 # A question about what follows from what was just said: "…，这样医学类应该都能报吧？",
 # "…, so she can apply for medicine, right?".
-_CONSEQUENCE = re.compile(
-    r"^(?:这样|那|那么|所以)(?:的话)?[^，,]{0,12}?(?:应该|能|可以|就|是不是|会不会)"
-    r"|^so\b[^,]{0,40}?\b(?:can|could|should|will|would|'ll|is|are|means?)\b",
-    re.IGNORECASE,
-)
+_CONSEQUENCE = Pattern.named("statements", "consequence_question")
 
 
 # A choice already made, stated as such: "她选的是物理+化学+生物", "we went with the oak".
-_CHOICE_MADE = re.compile(
-    r"(?:选|报|考|学|用|买|订|定|挑)(?:的是|了)"
-    r"|\b(?:took|chose|picked|went with|opted for|signed up for|booked|bought|settled on)\b",
-    re.IGNORECASE,
-)
+_CHOICE_MADE = Pattern.named("statements", "choice_made")
 
 
 def _choice_before_consequence(text: str) -> str:

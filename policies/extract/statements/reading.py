@@ -7,7 +7,6 @@ the deciders of the other modules in order; its output is the message's statemen
 
 from __future__ import annotations
 
-import re
 from collections.abc import Container, Sequence
 
 from policies.extract.choices import CHOICE_MARK, chosen_option
@@ -41,12 +40,9 @@ from policies.language.cues import (
 )
 from policies.language.segment import split_sentences
 from policies.language.values import extract_values
+from policies.rulebook import Pattern
 
-_ASIDE_END = re.compile(
-    r"^(?:anyway|anyhow|anyways|back to (?:the|our|business|work|it)|ok(?:ay)?,? back to"
-    r"|where was i|言归正传|回到正题|说回(?:正事|来)|话说回来|不扯了|好了不说了|扯远了)\b",
-    re.IGNORECASE,
-)
+_ASIDE_END = Pattern.named("statements", "aside_ends")
 
 
 def _still_aside(aside: bool, text: str, cues: Cues) -> bool:

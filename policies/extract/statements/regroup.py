@@ -38,6 +38,7 @@ from policies.language.cues import (
 )
 from policies.language.segment import SELF_FIX, self_fixed
 from policies.language.values import extract_values
+from policies.rulebook import Pattern
 
 # "几个格式要求：标题用黑体；…", "A few rules for the drafts: bullet points only; …": a
 # header naming rules, with the first of them after its colon on the same line.
@@ -88,17 +89,7 @@ def _content_headers(raw: list[str]) -> set[int]:
 # the venue.", "关于交稿时间，我再说一下。", "集合地点有变。". The value comes in a
 # sentence after it, which alone may name nothing ("Sunday the 15th works better.",
 # "改到下周一吧。"): the two are one revision of the thing named.
-_ANNOUNCE = re.compile(
-    r"^(?:(?:a |one |quick |small |some )?(?:correction|update|change|bad news|good news|news"
-    r"|change of plans?|heads[- ]up|a tweak|tweak)s? (?:on|about|to|regarding|re|for) "
-    r"(?P<en>(?:the |our |my )?[\w' -]{2,40}?)"
-    r"|(?P<en2>(?:the |our |my )?[\w' -]{2,40}?) (?:moves|is moving|has moved|has changed"
-    r"|changes|is changing|is different now|needs to change))\W*$"
-    r"|^关于(?P<zh>[^，,。！!？?]{1,12})[，,]?\s*(?:我|我们)?(?:再|要)?(?:说一下|说一句|改一下|更正一下"
-    r"|纠正一下|补充一下|有变化?|有个变化|有点变化|要改一下?|变了)\W*$"
-    r"|^(?P<zh2>[^，,。！!？?关]{2,10})(?:有变化?|有点变化|有个变化|变了|要改一下|得改一下)\W*$",
-    re.IGNORECASE,
-)
+_ANNOUNCE = Pattern.named("statements", "announced_change")
 
 
 _ANNOUNCE_REACH = 2  # the value may follow a sentence of reasons
@@ -205,15 +196,7 @@ def _rule_before_question(sentence: str) -> list[str]:
     return [head + ("。" if re.search(r"[\u3400-\u9fff]$", head) else "."), tail]
 
 
-_CLAUSE_WORDS = re.compile(
-    r"\b(?:i|we|you|he|she|they|it|is|are|was|were|be|been|am|have|has|had|do|does|did|will"
-    r"|would|can|could|should|must|may|might|'s|'re|'m|'ve|'ll|'d|let's|please|thanks|thank"
-    r"|yes|no|ok|okay|sure|sorry|go|goes|went|come|comes|came|get|gets|got|make|makes|made"
-    r"|take|takes|took|say|says|said|need|needs|want|wants|know|knows|think|thinks|see|sees|saw"
-    r"|give|gives|gave|stay|stays|run|runs|ran|work|works|looks?|feels?|seems?)\b|n't\b"
-    r"|\b[a-z]{3,}ed\b",
-    re.IGNORECASE,
-)
+_CLAUSE_WORDS = Pattern.named("statements", "clause_words")
 
 
 def _fragment(text: str) -> bool:
@@ -229,11 +212,7 @@ def _fragment(text: str) -> bool:
 
 # "Pasting the relevant part of the quote: \"…\"", "邮件原文如下：“…”": what follows is
 # someone else's text, quoted; its lines are data, whatever their wording.
-_PASTE = re.compile(
-    r"^(?:(?:ok(?:ay)?|so|here)[,:]? )?(?:pasting|pasted|copying|quoting|here'?s|here is|this is)"
-    r"\b[^:\"“]{0,60}:\s*[\"“]|(?:原文|如下|贴一下|粘贴一下|贴给你)[^：:“\"]{0,10}[：:]\s*[“\"]",
-    re.IGNORECASE,
-)
+_PASTE = Pattern.named("statements", "pasted_quote")
 
 
 def _still_pasting(raw_sentence: str, pasting: bool) -> bool:
@@ -249,15 +228,7 @@ def _pasted(index: int, text: str, cues: Cues) -> Statement | None:
     return Statement(index, text, cues, values, "fact", 0.4)
 
 
-_RESTATE = re.compile(
-    r"^(?:(?:sorry|oops|i mean)[,!.]? )?"
-    r"(?:(?:i had it wrong|i got it wrong|my bad|my mistake)[,!.]? )?"
-    r"(?:it'?s|it is|it was|that'?s|they'?re|而是|应该是|其实是|是"
-    # "…5580213, no wait, that's the old cart; the live one is 5580231"
-    r"|(?:the |this |our |my )?(?:[\w'-]+ ){0,3}one (?:is|was)\b"
-    r"|(?:正确的|真正的|[\u4e00-\u9fff]{1,6}那个)是)",
-    re.IGNORECASE,
-)
+_RESTATE = Pattern.named("statements", "restated_value")
 
 
 def _restates(text: str) -> bool:
@@ -266,13 +237,7 @@ def _restates(text: str) -> bool:
 
 
 # A bare imperative ("Just write short paragraphs.", "直接写成段落就行").
-_IMPERATIVE = re.compile(
-    r"^(?:(?:ok(?:ay)?|so|then|and|instead|rather),? )?(?:just |only |simply |instead )?"
-    r"(?:write|use|give|keep|make|put|send|do|format|reply|answer|show|stick|go|stay|sign"
-    r"|start|end|open|close|call|address)\b"
-    r"|^(?:那|以后|之后)?(?:就|直接|只|统一|改成|换成)(?:用|写|给|发|回|做|按|列|出)",
-    re.IGNORECASE,
-)
+_IMPERATIVE = Pattern.named("statements", "bare_imperative")
 
 
 # What replaces a rule just dropped, said without a rule word: set against the
@@ -280,15 +245,7 @@ _IMPERATIVE = re.compile(
 # approved as the new way ("Casual is fine, short sentences", "口语一点就行"). Not a
 # sentence about someone or something else ("不过我今天有点累", "But the weather is
 # nice", "that's fine"): those open with a subject of their own or name nothing.
-_REPLACEMENT = re.compile(
-    r"^(?:but|though|however|instead|rather)\b,? (?!(?:i|i'm|i've|we|we're|he|she|they|it|it's"
-    r"|that|that's|this|there|the|my|our|his|her|their|you|you're)\b)"
-    r"|^(?!(?:that|this|it|which)\b)[\w' -]{2,30}? (?:is|are) (?:fine|ok|okay|good|enough|better)"
-    r"\b(?! (?:to|with|for|by|at|on)\b)"
-    r"|^(?:不过|但是?|可是|只是)(?:，)?(?!我|你|他|她|它|咱|今天|昨天|明天|天气|这|那)"
-    r"|^(?!(?:这|那|它))[^，,。；]{2,12}(?:就行|就好|就可以|即可)",
-    re.IGNORECASE,
-)
+_REPLACEMENT = Pattern.named("statements", "replacement")
 
 
 def _instead_rule(index: int, text: str, cues: Cues, after_revoke: bool) -> Statement | None:

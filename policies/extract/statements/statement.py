@@ -21,36 +21,17 @@ from policies.language.dates import strip_marker
 from policies.language.matching import weighted_terms
 from policies.language.value_roles import example_spans, is_example
 from policies.language.values import Value, extract_values
+from policies.rulebook import Pattern
 from policies.types import ItemType
 
-_NARRATIVE = re.compile(
-    r"^(?:i|my|we|our|it|it's|today|yesterday|last night|this morning|lol|haha)\b[^.?!]*"
-    r"\b(?:went|ran"
-    # "I've got the permit" is what the user has now, not a story.
-    r"|had|(?<!'ve )(?<!have )got|was|were|did|snowed|rained|ate|watched|saw|bought|played"
-    r"|scored|broke|knocked"
-    r"|spent|took|grew up)\b|^(?:今天|昨天|刚才|刚刚|我今天|我昨天|哈哈)[^。！？]*了"
-    r"|\b(?:went|turned out) (?:great|well|fine|ok|okay|badly|smoothly|perfectly|better|worse"
-    r"|really well|so well)\b|\b(?:loved|hated|liked) it\b",
-    re.IGNORECASE,
-)
+_NARRATIVE = Pattern.named("statements", "story_told")
 
 
-_CHITCHAT = re.compile(
-    r"\b(?:weather|rain(?:ing|ed|y)?|snow(?:ed|ing|y)?|pouring|sunny|freezing|hungover|tired"
-    r"|exhausted|bored|lol|haha+|omg|ugh)\b|\b\d+ degrees (?:in here|outside|today)\b"
-    r"|\((?:laughs|lol)\)|天气|下(?:大|小|暴)?雨|下(?:大)?雪"
-    r"|降温|好热|好冷|累死|忙死|困死|哈哈|无聊|郁闷|[（(]笑[）)]|气死",
-    re.IGNORECASE,
-)
+_CHITCHAT = Pattern.named("statements", "chitchat")
 
 
 # Hard limits rank first: safety (allergies, injuries, surgery), absolute words.
-_HARD = re.compile(
-    r"allerg|过敏|\bnever\b|绝对|一定要|必须|\bmust\b|full stop|red line|non-negotiable|hard"
-    r"|injur|surger|\bmedical\b|手术|受伤|伤病|旧伤|医嘱|病史",
-    re.I,
-)
+_HARD = Pattern.named("statements", "hard_limit")
 
 
 _STRONG_KINDS = frozenset(
