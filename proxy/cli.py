@@ -176,6 +176,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 only=args.scenario or (),
                 db_path=db,
                 api=args.api,
+                extractor=args.extractor,
+                llm_replies=Path(args.llm_replies) if args.llm_replies else None,
+                llm_record=Path(args.llm_record) if args.llm_record else None,
             )
         )
     except EvalError as exc:
@@ -275,6 +278,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--db",
         metavar="PATH",
         help="keep the store (request records included) in this new SQLite file",
+    )
+    ev.add_argument(
+        "--extractor",
+        default="rules",
+        choices=["rules", "llm", "hybrid"],
+        help="memory.extractor; llm and hybrid are answered from --llm-replies",
+    )
+    ev.add_argument(
+        "--llm-replies",
+        metavar="FILE",
+        help="recorded model replies (JSONL: hash, reply); a prompt without one falls back",
+    )
+    ev.add_argument(
+        "--llm-record",
+        metavar="FILE",
+        help="new JSONL file: every prompt the model is asked, with its recorded reply or null",
     )
     # Live: the final answers by a model_list model, on the user's key (docs/live-eval.md).
     ev.add_argument("--live", action="store_true", help="final answers by a real model, scored")

@@ -22,11 +22,13 @@ from typing import Any
 import httpx
 import uvicorn
 
+from policies.registry import EXTRACTORS
 from proxy.answers import fold
 from proxy.chat_request import message_text
 from proxy.config import settings_from_dict
 from proxy.eval_wire import APIS, wire_request
 from proxy.http.app import create_app
+from proxy.llm_replies import RecordedReplies, load_replies
 from proxy.stub_upstream import StubUpstream
 from proxy.tokens import TokenCounter
 
@@ -278,6 +280,9 @@ async def run_eval(
     only: Sequence[str] = (),
     db_path: Path | None = None,
     api: str = "chat",
+    extractor: str = "rules",
+    llm_replies: Path | None = None,
+    llm_record: Path | None = None,
 ) -> dict[str, Any]:
     """Replay every scenario in `directory` and score it; `on_records` gets each
     scenario's request rows (record parsed) for analyses beyond the scores.
@@ -286,9 +291,14 @@ async def run_eval(
     for a new SQLite file that keeps the store, request records included,
     after the run, so that `memproxy inspect` can show what each request sent
     and why (else a temporary one; see `new_db_path`). `api`: the wire API the
-    requests go through (chat | responses | messages; `proxy.eval_wire`)."""
+    requests go through (chat | responses | messages; `proxy.eval_wire`).
+    `extractor`: `memory.extractor`; an LLM-backed one is answered offline from
+    the recording `llm_replies` (`proxy.llm_replies`; a prompt it lacks falls
+    back to the rules and is counted in the report's `llm_replies`), and
+    `llm_record` (a new file) gets every prompt asked, for a recording."""
     if api not in APIS:
         raise EvalError(f"unknown api {api!r}; expected one of {', '.join(APIS)}")
+    replies = _recorded(extractor, llm_replies, llm_record)
     scenarios = load_scenarios(directory)
     if only:
         unknown = sorted(set(only) - {s.id for s in scenarios})
@@ -312,11 +322,16 @@ async def run_eval(
                         },
                     }
                 ],
-                "memory": {"database_url": f"sqlite+aiosqlite:///{db}"},
+                "memory": {
+                    "database_url": f"sqlite+aiosqlite:///{db}",
+                    **(
+                        {"extractor": extractor, "llm_model": "stub"} if replies is not None else {}
+                    ),
+                },
             },
             env={},
         )
-        app = create_app(settings)
+        app = create_app(settings, replies)
         sock = _free_socket()
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
         serving = asyncio.create_task(server.serve(sockets=[sock]))
@@ -339,7 +354,27 @@ async def run_eval(
             sock.close()
     report = _report(results, mode, policy)
     report["api"] = api
+    if replies is not None:
+        report["extractor"] = extractor
+        report["llm_replies"] = replies.counts()
     return report
+
+
+def _recorded(extractor: str, replies: Path | None, record: Path | None) -> RecordedReplies | None:
+    """The offline completion of an LLM-backed extractor (None: the rules)."""
+    if extractor not in EXTRACTORS:
+        raise EvalError(f"unknown extractor {extractor!r}; expected one of {', '.join(EXTRACTORS)}")
+    if extractor == "rules":
+        if replies is not None or record is not None:
+            raise EvalError("--llm-replies and --llm-record go with --extractor llm or hybrid")
+        return None
+    if record is not None and record.exists():
+        raise EvalError(f"{record} exists; give a new file for --llm-record")
+    try:
+        answers = load_replies(replies) if replies is not None else {}
+    except (OSError, ValueError) as exc:
+        raise EvalError(str(exc)) from None
+    return RecordedReplies(answers, record)
 
 
 def _progress(scenarios: list[Scenario], show: bool) -> Any:
@@ -405,4 +440,11 @@ def format_table(report: dict[str, Any]) -> str:
         f"| {t['final_ratio']:.3f} | {t['mean_ratio']:.3f} | {t['mean_tokens']:.0f} "
         f"| {t['prefix_share']:.3f} | errors: {t['errors']}, degraded: {t['degraded']} |"
     )
+    replies = report.get("llm_replies")
+    if replies is not None:
+        rows.append(
+            f"extractor={report['extractor']}: {replies['asked']} model prompt(s), "
+            f"{replies['answered']} answered from the recording, "
+            f"{replies['missing']} without a reply (the rules' ops stood)"
+        )
     return "\n".join(rows)
