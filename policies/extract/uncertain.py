@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from policies.extract.extraction import _operation
 from policies.extract.linking.context import reason
 from policies.extract.revision import _RULE_TYPES
 from policies.language.matching import key_terms
@@ -179,21 +180,17 @@ def apply_verdicts(
         decided.append(Decided(q, verdict, changed))
     if not decided:
         return extraction, []
-    flat = tuple(op for group in ops for op in group)
-    return dataclasses.replace(
-        extraction, ops=flat, reason=_reason(extraction.reason, decided)
-    ), decided
+    flat = [op for group in ops for op in group]
+    applied = Extraction(_operation(flat), tuple(flat), _reason(extraction.reason, decided))
+    return applied, decided
 
 
 def _replacement(q: Question, verdict: Verdict, rules_op: MemoryOp) -> list[MemoryOp] | None:
     why = f"the model: {verdict}"
     if verdict == "revised":
         if isinstance(rules_op, Supersede):
-            return [
-                dataclasses.replace(
-                    rules_op, linker=MODEL_LINKER, why=f"{why}, as {q.linker} had it"
-                )
-            ]
+            agreed = f"{why} ({q.linker}: {rules_op.why})" if rules_op.why else why
+            return [dataclasses.replace(rules_op, linker=MODEL_LINKER, why=agreed)]
         pair = changed_pair(q.new.value, q.old.value)
         why = reason(why, q.old.value, q.new.value, pair)
         return [Supersede(q.old.id, _replacing(q.new, q.old), MODEL_LINKER, why)]

@@ -17,6 +17,7 @@ import pytest
 
 from policies.hybrid import HYBRID_SYSTEM
 from proxy.config import ConfigError, settings_from_dict
+from proxy.inspect_cli import decision_lines
 
 Reply = dict[str, Any] | None
 SYSTEM = {"role": "system", "content": "You help me plan a pottery studio's season."}
@@ -133,6 +134,11 @@ async def test_a_model_saying_separate_keeps_both(
                   for d in op["decisions"]]  # fmt: skip
     assert (decided["op"], decided["linker"]) == ("separate", "hybrid_model")
     assert "implicit" in decided["why"]  # what the rules had decided
+    lines = [line for line in decision_lines(record) if "hybrid_model" in line]
+    assert lines == [
+        f"#2 {decided['old']} → {decided['new']} kept separate by hybrid_model: "
+        "separate (the rules: revised by implicit)"
+    ]
 
 
 async def test_invalid_json_then_valid_is_applied_after_one_retry(

@@ -115,6 +115,7 @@ def test_a_revised_addition_names_the_value_it_replaced() -> None:
     (q,) = uncertain_links(extraction, items, 1)
     applied, (decided,) = apply_verdicts(extraction, [q], {q.key: "revised"})
     (op,) = applied.ops
+    assert (extraction.operation, applied.operation) == ("add", "update")
     assert isinstance(op, Supersede)
     assert (op.old_id, op.linker) == (q.old.id, MODEL_LINKER)
     assert op.item.replaces
