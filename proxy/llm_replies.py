@@ -7,8 +7,9 @@ file; `reply` is the model's text (null: not answered yet). Replaying, a
 prompt with a recorded reply gets it, and one without fails as a provider
 error would, so the policy's fallback (the rules) takes over and is counted.
 `--llm-record FILE` writes every prompt asked, with the reply it got (null
-when none), in the same form: fill in the nulls (by hand or from a real
-model's answers) and the file answers the next run.
+when none), in the same form: fill in the nulls (by hand), or let a real
+model answer what the recording lacks (`--llm-model NAME`, a model_list model
+of your config), and the file answers the next run.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from policies.llm import LLMReply
+from policies.llm import Complete, LLMReply
 
 
 class NoRecordedReply(LookupError):
@@ -49,30 +50,44 @@ def load_replies(path: Path) -> dict[str, str]:
 
 
 class RecordedReplies:
-    """`complete(messages)` answered from a recording, counting what it could not."""
+    """`complete(messages)` answered from a recording, counting what it could not.
+
+    `live` (set once the upstream runs): a real model asked for what the
+    recording lacks; its replies are recorded like the others."""
 
     def __init__(self, replies: dict[str, str], record: Path | None = None) -> None:
         self.replies, self.record = replies, record
-        self.asked = self.answered = 0
+        self.live: Complete | None = None
+        self.asked = self.answered = self.live_answered = 0
         self.missing: list[str] = []
 
     async def __call__(self, messages: list[dict[str, Any]]) -> LLMReply:
         key = prompt_hash(messages)
         self.asked += 1
         reply = self.replies.get(key)
+        answer = LLMReply(reply) if reply is not None else None
+        failure: Exception | None = None
+        if answer is None and self.live is not None:
+            try:
+                answer = await self.live(messages)
+                self.live_answered += 1
+            except Exception as exc:  # recorded as unanswered, then the policy's fallback
+                failure = exc
         if self.record is not None:
-            row = {"hash": key, "messages": messages, "reply": reply}
+            row = {"hash": key, "messages": messages, "reply": answer.text if answer else None}
             with self.record.open("a", encoding="utf-8") as out:
                 out.write(json.dumps(row, ensure_ascii=False) + "\n")
-        if reply is None:
+        if answer is None:
             self.missing.append(key)
+            if failure is not None:
+                raise failure
             raise NoRecordedReply(f"no recorded reply for prompt {key}")
-        self.answered += 1
-        return LLMReply(reply)
+        if reply is not None:
+            self.answered += 1
+        return answer
 
     def counts(self) -> dict[str, Any]:
-        return {
-            "asked": self.asked,
-            "answered": self.answered,
-            "missing": len(self.missing),
-        }
+        out = {"asked": self.asked, "answered": self.answered, "missing": len(self.missing)}
+        if self.live is not None:
+            out["live"] = self.live_answered
+        return out

@@ -8,6 +8,9 @@ from typing import Any
 
 import pytest
 
+from policies.hybrid import HYBRID_SYSTEM
+from proxy.cli import main
+from proxy.config import ModelEntry
 from proxy.evaluation import EvalError, Scenario, run_eval
 from proxy.llm_replies import load_replies, prompt_hash
 
@@ -73,3 +76,58 @@ async def test_recorded_replies_need_a_model_backed_extractor(tmp_path: Path) ->
     (tmp_path / "bad.jsonl").write_text("not json\n", encoding="utf-8")
     with pytest.raises(EvalError, match=r"bad\.jsonl:1"):
         await run_eval(tmp_path, extractor="hybrid", llm_replies=tmp_path / "bad.jsonl")
+
+
+async def test_a_live_model_answers_what_the_recording_lacks_and_is_recorded(
+    tmp_path: Path, stub_upstream: Any
+) -> None:
+    """`--llm-model`: a model_list model (here a second local stub) answers live."""
+
+    def answer(body: dict[str, Any]) -> dict[str, Any] | None:
+        if body["messages"][0]["content"] != HYBRID_SYSTEM:
+            return None
+        questions = json.loads(body["messages"][1]["content"])["questions"]
+        answers = [{"q": q["q"], "verdict": "revised"} for q in questions]
+        return {"content": json.dumps({"answers": answers})}
+
+    stub_upstream.state.responder = answer
+    live = ModelEntry(
+        model_name="recorder",
+        litellm_params={
+            "model": "openai/recorder-model",
+            "api_base": stub_upstream.url,
+            "api_key": "test",
+        },
+    )
+    scenarios = tmp_path / "scenarios"
+    scenarios.mkdir()
+    (scenarios / "kiln-en.json").write_text(json.dumps(scenario()), encoding="utf-8")
+    recorded = tmp_path / "recorded.jsonl"
+    first = await run_eval(scenarios, extractor="hybrid", llm_record=recorded, llm_live=live)
+    asked = first["llm_replies"]["asked"]
+    assert asked >= 1
+    assert first["llm_replies"] == {"asked": asked, "answered": 0, "missing": 0, "live": asked}
+    assert len(load_replies(recorded)) == asked  # every reply recorded
+
+    again = await run_eval(scenarios, extractor="hybrid", llm_replies=recorded)
+    assert again["llm_replies"] == {"asked": asked, "answered": asked, "missing": 0}
+
+
+def test_a_live_recording_model_needs_a_yes(
+    tmp_path: Path, stub_upstream: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.yaml"
+    model = {"model": "openai/recorder-model", "api_base": stub_upstream.url, "api_key": "t"}
+    config.write_text(
+        json.dumps({"model_list": [{"model_name": "recorder", "litellm_params": model}]}),
+        encoding="utf-8",
+    )
+    base = ["eval", "--scenarios", str(tmp_path), "--extractor", "hybrid", "--config", str(config)]
+    record = ["--llm-record", str(tmp_path / "new.jsonl")]
+    assert main([*base, *record, "--llm-model", "absent"]) == 2
+    assert "not in model_list" in capsys.readouterr().err
+    assert main([*base, "--llm-model", "recorder"]) == 2
+    assert "needs --llm-record" in capsys.readouterr().err
+    assert main([*base, *record, "--llm-model", "recorder"]) == 2  # stdin is no terminal
+    assert "pass --yes" in capsys.readouterr().err
+    assert stub_upstream.received == []
