@@ -19,7 +19,7 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -74,9 +74,16 @@ class PolicyCall:
     cost: float | None = None
     ms: float = 0.0
     outcome: str = "ok"  # ok | fallback: <why>
+    # The hybrid extractor: the rules' uncertain links it asked about, and what
+    # the model decided (left out of the record when nothing was asked).
+    questions: int = 0
+    decisions: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if not self.questions:
+            del out["questions"], out["decisions"]
+        return out
 
 
 class LLMFailure(Exception):

@@ -50,6 +50,7 @@ from policies.assemble.params import RecallParams
 from policies.assemble.summary import RuleSummarizer, SummaryParams
 from policies.base import AssemblyPolicy, ExtractionPolicy
 from policies.extract.extraction import RuleExtractor
+from policies.hybrid import HybridExtractor
 from policies.llm import Complete, LLMExtractor, LLMSummarizer
 
 
@@ -61,9 +62,11 @@ class Injected:
     # Each LLM-backed call's own deadline (then: the rules' answer).
     timeout_s: float = 30.0
 
-    def completion(self, role: str) -> Complete:
+    def completion(self, role: str, name: str = "llm") -> Complete:
         if self.complete is None:
-            raise ValueError(f"memory.{role}: llm needs memory.llm_model (a completion callable)")
+            raise ValueError(
+                f"memory.{role}: {name} needs memory.llm_model (a completion callable)"
+            )
         return self.complete
 
 
@@ -72,7 +75,7 @@ class Extractor:
     """A configured extractor: the rules on the response path, and its refiner."""
 
     rules: ExtractionPolicy
-    refiner: LLMExtractor | None = None
+    refiner: LLMExtractor | HybridExtractor | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +107,16 @@ def _llm_summarizer(params: SummaryParams, injected: Injected) -> Summarizer:
     return Summarizer(rules, LLMSummarizer(complete, rules, injected.timeout_s))
 
 
+def _hybrid_extractor(injected: Injected) -> Extractor:
+    rules = RuleExtractor()
+    complete = injected.completion("extractor", "hybrid")
+    return Extractor(rules, HybridExtractor(complete, rules, injected.timeout_s))
+
+
 EXTRACTORS: dict[str, Callable[[Injected], Extractor]] = {
     "rules": _rule_extractor,
     "llm": _llm_extractor,
+    "hybrid": _hybrid_extractor,
 }
 SUMMARIZERS: dict[str, Callable[[SummaryParams, Injected], Summarizer]] = {
     "rules": _rule_summarizer,
@@ -151,7 +161,8 @@ class Preset:
     recall: RecallParams | None = None
     # Off the response path, in session order: the model redoes the request's
     # extraction / new summary chunks (None: the rules' result stands).
-    extract_refiner: LLMExtractor | None = None
+    # (`hybrid`: the model settles only the rules' uncertain links.)
+    extract_refiner: LLMExtractor | HybridExtractor | None = None
     summary_refiner: LLMSummarizer | None = None
 
 

@@ -16,6 +16,8 @@ A rule may be a row of a weighted cue table (`table: directive`, `weight: 3`): t
 rows of one weight are joined into one alternation per language, strongest first, and
 run on lower-cased text, so their examples are lower-cased before matching. A
 top-level `fragments:` mapping names pieces that patterns include as `{=name}`.
+Code that runs one pattern over text of either script, and uses the match itself,
+reads a rule's halves joined into one (`Joined`), in the order the code needs.
 
 The examples are sentences written for the rule, never taken from an evaluation
 set (`tests/unit/test_no_eval_copies.py` checks), and `tests/unit/test_rule_examples.py`
@@ -26,6 +28,7 @@ module costs no I/O and no regex compilation.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -150,3 +153,70 @@ def all_rules() -> list[Rule]:
         for path in sorted((RULES_DIR / lang).glob("*.yaml")):
             out.extend(rules(path.stem, lang).values())
     return out
+
+
+@cache
+def joined(
+    module: str, parts: tuple[tuple[str, str], ...], flags: int | None = None
+) -> re.Pattern[str]:
+    """The rules `parts` ((language, name) pairs, in this order) as one alternation.
+
+    For code that runs a rule on text of either script in one pass and uses the match
+    itself (its span, a group, a substitution), not only whether one half fires. With
+    no `flags`, the pattern ignores case when any part does.
+    """
+    found = [rules(module, lang).get(name) for lang, name in parts]
+    pairs = zip(parts, found, strict=True)
+    missing = [f"{lang}:{name}" for (lang, name), rule in pairs if rule is None]
+    if missing or not parts:
+        raise KeyError(f"{module}: no rule {', '.join(missing) or 'of that name'}")
+    present = [rule for rule in found if rule is not None]
+    if flags is None:
+        flags = re.IGNORECASE if any(rule.ignore_case for rule in present) else 0
+    return re.compile("|".join(rule.source for rule in present), flags)
+
+
+class Joined:
+    """A rule of both languages as one pattern, compiled on first use.
+
+    `Joined(module, name)` joins the languages of `order` that have the rule;
+    `Joined.of(module, (lang, name), ...)` joins the parts given, in that order, for a
+    pattern whose branches alternate between the languages.
+    """
+
+    __slots__ = ("_flags", "_module", "_name", "_order", "_parts", "_pattern")
+
+    def __init__(
+        self,
+        module: str,
+        name: str = "",
+        order: tuple[str, ...] = LANGUAGES,
+        flags: int | None = None,
+        parts: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        self._module, self._name, self._order = module, name, order
+        self._flags, self._parts = flags, parts
+        self._pattern: re.Pattern[str] | None = None
+
+    @classmethod
+    def of(cls, module: str, *parts: tuple[str, str], flags: int | None = None) -> Joined:
+        return cls(module, flags=flags, parts=parts)
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._pattern is None:
+            module, name = self._module, self._name
+            parts = self._parts or tuple(
+                (lang, name) for lang in self._order if name in rules(module, lang)
+            )
+            self._pattern = joined(self._module, parts, self._flags)
+        return self._pattern
+
+    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled.search(text, pos, endpos)
+
+    def match(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled.match(text, pos, endpos)
+
+    def sub(self, repl: str, text: str, count: int = 0) -> str:
+        return self.compiled.sub(repl, text, count=count)

@@ -152,7 +152,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    live_only = [f"--{k.replace('_', '-')}" for k in LIVE_FLAGS if getattr(args, k)]
+    # --yes also confirms --llm-model's spending.
+    live_only = [
+        f"--{k.replace('_', '-')}"
+        for k in LIVE_FLAGS
+        if getattr(args, k) and not (k == "yes" and args.llm_model)
+    ]
     if args.live:
         if not args.model:
             print("memproxy: eval --live needs --model NAME (a model_list model)", file=sys.stderr)
@@ -165,6 +170,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 2
     from proxy.evaluation import EvalError, format_table, inspect_hint, new_db_path, run_eval
 
+    live = None
+    if args.llm_model:
+        live = _recording_model(args)
+        if live is None:
+            return 2
     try:
         db = new_db_path(Path(args.db)) if args.db else None
         report = asyncio.run(
@@ -176,6 +186,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 only=args.scenario or (),
                 db_path=db,
                 api=args.api,
+                extractor=args.extractor,
+                llm_replies=Path(args.llm_replies) if args.llm_replies else None,
+                llm_record=Path(args.llm_record) if args.llm_record else None,
+                llm_live=live,
             )
         )
     except EvalError as exc:
@@ -188,6 +202,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if db is not None:
             print(inspect_hint(report, db))
     return 0
+
+
+def _recording_model(args: argparse.Namespace) -> Any:
+    """--llm-model: the config's model_list entry that answers live, once the user
+    agreed to spend on it (None: refused or unknown, said on stderr)."""
+    from proxy.live_cli import confirm_spend
+
+    entry = _load(args.config).find_model(args.llm_model)
+    if entry is None:
+        print(f"memproxy: --llm-model {args.llm_model!r}: not in model_list", file=sys.stderr)
+        return None
+    if not args.llm_record:
+        print("memproxy: --llm-model needs --llm-record NEW.jsonl (its replies)", file=sys.stderr)
+        return None
+    estimate = (
+        f"memproxy eval --llm-model {args.llm_model}: at most one call per replayed request "
+        "whose turns hold an uncertain link (a few hundred tokens each), on your provider key"
+    )
+    return entry if confirm_spend(estimate, yes=args.yes) else None
 
 
 def cmd_logs(args: argparse.Namespace) -> int:
@@ -275,6 +308,28 @@ def build_parser() -> argparse.ArgumentParser:
         "--db",
         metavar="PATH",
         help="keep the store (request records included) in this new SQLite file",
+    )
+    ev.add_argument(
+        "--extractor",
+        default="rules",
+        choices=["rules", "llm", "hybrid"],
+        help="memory.extractor; llm and hybrid are answered from --llm-replies",
+    )
+    ev.add_argument(
+        "--llm-replies",
+        metavar="FILE",
+        help="recorded model replies (JSONL: hash, reply); a prompt without one falls back",
+    )
+    ev.add_argument(
+        "--llm-record",
+        metavar="FILE",
+        help="new JSONL file: every prompt the model is asked, with its recorded reply or null",
+    )
+    ev.add_argument(
+        "--llm-model",
+        metavar="NAME",
+        help="a model_list model of --config that answers what --llm-replies lacks, "
+        "recorded in --llm-record (spends; --yes)",
     )
     # Live: the final answers by a model_list model, on the user's key (docs/live-eval.md).
     ev.add_argument("--live", action="store_true", help="final answers by a real model, scored")

@@ -149,8 +149,9 @@ class MemorySettings(_Strict):
     policy_params: dict[str, dict[str, Any]] = Field(default_factory=dict)
     # Which extractor and summariser write memory. `llm` asks `llm_model` (a
     # model_list name) for JSON, off the response path, and falls back to the
-    # rules on an error, a timeout or output that fails validation twice.
-    extractor: Literal["rules", "llm"] = "rules"
+    # rules on an error, a timeout or output that fails validation twice;
+    # `hybrid` asks it only about the rules' uncertain links (policies/hybrid.py).
+    extractor: Literal["rules", "llm", "hybrid"] = "rules"
     summarizer: Literal["rules", "llm"] = "rules"
     llm_model: str | None = None
     llm_timeout_s: float = Field(default=30.0, gt=0)
@@ -176,6 +177,8 @@ class MemorySettings(_Strict):
     def _llm_needs_model(self) -> MemorySettings:
         if "llm" in (self.extractor, self.summarizer) and not self.llm_model:
             raise ValueError("llm_model is required when extractor or summarizer is 'llm'")
+        if self.extractor == "hybrid" and not self.llm_model:
+            raise ValueError("llm_model is required when extractor is 'hybrid'")
         return self
 
 

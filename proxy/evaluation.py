@@ -22,11 +22,14 @@ from typing import Any
 import httpx
 import uvicorn
 
+from policies.registry import EXTRACTORS
 from proxy.answers import fold
 from proxy.chat_request import message_text
-from proxy.config import settings_from_dict
+from proxy.config import ModelEntry, settings_from_dict
 from proxy.eval_wire import APIS, wire_request
 from proxy.http.app import create_app
+from proxy.llm_policies import make_completion
+from proxy.llm_replies import RecordedReplies, load_replies
 from proxy.stub_upstream import StubUpstream
 from proxy.tokens import TokenCounter
 
@@ -278,6 +281,10 @@ async def run_eval(
     only: Sequence[str] = (),
     db_path: Path | None = None,
     api: str = "chat",
+    extractor: str = "rules",
+    llm_replies: Path | None = None,
+    llm_record: Path | None = None,
+    llm_live: ModelEntry | None = None,
 ) -> dict[str, Any]:
     """Replay every scenario in `directory` and score it; `on_records` gets each
     scenario's request rows (record parsed) for analyses beyond the scores.
@@ -286,9 +293,16 @@ async def run_eval(
     for a new SQLite file that keeps the store, request records included,
     after the run, so that `memproxy inspect` can show what each request sent
     and why (else a temporary one; see `new_db_path`). `api`: the wire API the
-    requests go through (chat | responses | messages; `proxy.eval_wire`)."""
+    requests go through (chat | responses | messages; `proxy.eval_wire`).
+    `extractor`: `memory.extractor`; an LLM-backed one is answered offline from
+    the recording `llm_replies` (`proxy.llm_replies`; a prompt it lacks falls
+    back to the rules and is counted in the report's `llm_replies`), and
+    `llm_record` (a new file) gets every prompt asked, for a recording;
+    `llm_live` (a model_list entry of the user's) answers what the recording
+    lacks, live, and its replies are recorded."""
     if api not in APIS:
         raise EvalError(f"unknown api {api!r}; expected one of {', '.join(APIS)}")
+    replies = _recorded(extractor, llm_replies, llm_record, llm_live is not None)
     scenarios = load_scenarios(directory)
     if only:
         unknown = sorted(set(only) - {s.id for s in scenarios})
@@ -312,11 +326,20 @@ async def run_eval(
                         },
                     }
                 ],
-                "memory": {"database_url": f"sqlite+aiosqlite:///{db}"},
+                "memory": {
+                    "database_url": f"sqlite+aiosqlite:///{db}",
+                    **(
+                        {"extractor": extractor, "llm_model": "stub"} if replies is not None else {}
+                    ),
+                },
             },
             env={},
         )
-        app = create_app(settings)
+        if llm_live is not None:
+            memory = settings.memory.model_copy(update={"llm_model": llm_live.model_name})
+            listed = [*settings.model_list, llm_live]
+            settings = settings.model_copy(update={"model_list": listed, "memory": memory})
+        app = create_app(settings, replies)
         sock = _free_socket()
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
         serving = asyncio.create_task(server.serve(sockets=[sock]))
@@ -325,6 +348,8 @@ async def run_eval(
                 serving.result()
             await asyncio.sleep(0.02)
         port = sock.getsockname()[1]
+        if replies is not None and llm_live is not None:
+            replies.live = make_completion(app.state.services.upstream, settings)
         try:
             async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
                 for scenario in _progress(scenarios, progress):
@@ -339,7 +364,31 @@ async def run_eval(
             sock.close()
     report = _report(results, mode, policy)
     report["api"] = api
+    if replies is not None:
+        report["extractor"] = extractor
+        report["llm_replies"] = replies.counts()
     return report
+
+
+def _recorded(
+    extractor: str, replies: Path | None, record: Path | None, live: bool
+) -> RecordedReplies | None:
+    """The offline completion of an LLM-backed extractor (None: the rules)."""
+    if extractor not in EXTRACTORS:
+        raise EvalError(f"unknown extractor {extractor!r}; expected one of {', '.join(EXTRACTORS)}")
+    if extractor == "rules":
+        if replies is not None or record is not None or live:
+            raise EvalError(
+                "--llm-replies, --llm-record and --llm-model go with --extractor llm or hybrid"
+            )
+        return None
+    if record is not None and record.exists():
+        raise EvalError(f"{record} exists; give a new file for --llm-record")
+    try:
+        answers = load_replies(replies) if replies is not None else {}
+    except (OSError, ValueError) as exc:
+        raise EvalError(str(exc)) from None
+    return RecordedReplies(answers, record)
 
 
 def _progress(scenarios: list[Scenario], show: bool) -> Any:
@@ -405,4 +454,12 @@ def format_table(report: dict[str, Any]) -> str:
         f"| {t['final_ratio']:.3f} | {t['mean_ratio']:.3f} | {t['mean_tokens']:.0f} "
         f"| {t['prefix_share']:.3f} | errors: {t['errors']}, degraded: {t['degraded']} |"
     )
+    replies = report.get("llm_replies")
+    if replies is not None:
+        rows.append(
+            f"extractor={report['extractor']}: {replies['asked']} model prompt(s), "
+            f"{replies['answered']} answered from the recording, "
+            f"{replies['missing']} without a reply (the rules' ops stood)"
+            + (f", {replies['live']} answered live" if "live" in replies else "")
+        )
     return "\n".join(rows)

@@ -198,6 +198,11 @@ def estimate(
             f"(memory.extractor/summarizer: llm calls {memory.llm_model} on every request "
             "of the history too; those calls are not in this estimate)"
         )
+    elif memory.extractor == "hybrid":
+        est.notes.append(
+            f"(memory.extractor: hybrid calls {memory.llm_model} on requests whose turns "
+            "hold an uncertain link; those calls are not in this estimate)"
+        )
     return est
 
 

@@ -1,6 +1,6 @@
 """The completion (and embedding) callables the proxy injects into policies.
 
-`memory.extractor: llm` / `memory.summarizer: llm` ask `memory.llm_model` (a
+`memory.extractor: llm` / `hybrid` and `memory.summarizer: llm` ask `memory.llm_model` (a
 model_list name, so it is routed, authenticated and priced like any client
 request) through `proxy.upstream`; `policies.registry` builds the policies
 by name around this callable, so they never see litellm or the config.
@@ -66,12 +66,15 @@ class Completion:
     bound to it then. A call before that is a programming error.
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, override: Complete | None = None) -> None:
         self._settings = settings
-        self._complete: Complete | None = None
+        # A completion of the caller's instead of `memory.llm_model` through the
+        # upstream (`memproxy eval --llm-replies`: recorded replies).
+        self._override = override
+        self._complete: Complete | None = override
 
     def bind(self, upstream: Upstream) -> None:
-        if self._settings.memory.llm_model is not None:
+        if self._override is None and self._settings.memory.llm_model is not None:
             self._complete = make_completion(upstream, self._settings)
 
     async def __call__(self, messages: list[dict[str, Any]]) -> LLMReply:
@@ -83,5 +86,7 @@ class Completion:
 def injected(settings: Settings, completion: Completion) -> Injected:
     """What the registry hands the LLM-backed policies under these settings."""
     memory = settings.memory
-    wanted = memory.llm_model is not None and "llm" in (memory.extractor, memory.summarizer)
+    wanted = memory.llm_model is not None and (
+        "llm" in (memory.extractor, memory.summarizer) or memory.extractor == "hybrid"
+    )
     return Injected(completion if wanted else None, memory.llm_timeout_s)

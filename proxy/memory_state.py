@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 
 from policies.base import ExtractionPolicy
 from policies.extract.choices import LOOKBACK, answered_list
+from policies.hybrid import HybridExtractor
 from policies.llm import LLMExtractor, PolicyCall
 from policies.memory.forgetting import ARCHIVED_NOTE, REPROMOTED_NOTE
 from policies.memory.reducer import apply_extraction, rollback
@@ -159,6 +160,40 @@ class MemoryState:
         self._remember(session_id, items)
         self._dirty.pop(session_id, None)
         await self.store.replace_items(session_id, items)
+        return True, calls
+
+    async def refine(
+        self,
+        session_id: str,
+        hybrid: HybridExtractor,
+        turns: Sequence[Turn],
+        start: int,
+        system_prompt: str,
+    ) -> tuple[bool, list[PolicyCall]]:
+        """Read turns[start:] again with the hybrid extractor (off the response path).
+
+        The rules already extracted them on the response path; the hybrid asks
+        the model about their uncertain links once and, if a verdict changes
+        an op, their effects are rolled back and the refolded items saved.
+        Otherwise nothing is changed (same items, same ids). Returns (changed,
+        calls)."""
+        steps = list(_extracted(turns, start))
+        if not steps:
+            return False, []
+        items = rollback(list(await self.items(session_id)), start)
+
+        def context(held: Sequence[MemoryItem], k: int) -> ExtractionContext:
+            index, user_index = steps[k]
+            return _context(system_prompt, list(held), user_index, turns, index)
+
+        chosen = [_bounded(turns[index]) for index, _ in steps]
+        refined = await hybrid.refine(chosen, items, context)
+        calls = [refined.call] if refined.call is not None else []
+        if not refined.changed:
+            return False, calls
+        self._remember(session_id, refined.items)
+        self._dirty.pop(session_id, None)
+        await self.store.replace_items(session_id, refined.items)
         return True, calls
 
     async def set_tiers(

@@ -39,6 +39,7 @@ from policies.language.text import terms
 # The number parsing of `policies.language.values` (digits, Chinese numerals, English
 # number words), reused so that both read "两千五" and "ninety-five" alike.
 from policies.language.values import _EN_WORD_NUM, _ZH_NUM, _read_number, extract_values
+from policies.rulebook import Joined
 from policies.types import Add, MemoryItem, MemoryOp, Supersede
 
 _LIVE = frozenset({"active", "pending"})
@@ -72,7 +73,7 @@ _ZH_NOT_AMOUNT = r"(?!下|点|些|会|起|遍|倍|直|样|般|共|定|几|多|�
 _ZH_NOT_ROUGH = rf"(?!\s*(?:{_ZH_MONEY_UNIT}|{_ZH_CLASSIFIER})(?:多|来|几|左右))"
 
 # Particles and fillers that end a Chinese counted noun ("再加两个吧").
-_ZH_PARTICLES = re.compile(r"[吧了啊呢吗的呀哈啦嘛就好都也还再到给，。！？、,.!?；;：:\s].*$")
+_ZH_PARTICLES = Joined("relative", "particles")
 
 # Counted nouns that are talk, not quantities ("two more questions", "one more thing").
 _TALK_NOUNS = frozenset(
@@ -233,15 +234,9 @@ _EN_DECREASE = [
 ]
 # A shift in time needs a verb that moves something ("push it back a week",
 # "slide the whole thing two hours later"), said now, not told as a story.
-_EN_MOVE = re.compile(
-    r"\b(?:push|move|slide|shift|bump|delay|postpone|put off|pull|bring|reschedule"
-    r"|make (?:it|them|that)|start (?:it|them)?|have (?:it|them))\b",
-    re.IGNORECASE,
-)
-_EN_LATER = re.compile(r"\b(?:later|back|out|delay|postpone|put off|push)\b", re.IGNORECASE)
-_EN_EARLIER = re.compile(
-    r"\b(?:earlier|sooner|forward|ahead|pull|(?:move|bring) (?:\w+ )?up)\b", re.I
-)
+_EN_MOVE = Joined("relative", "moving_verb")
+_EN_LATER = Joined("relative", "shift_later")
+_EN_EARLIER = Joined("relative", "shift_earlier")
 
 _ZH_NOUN = r"(?P<noun>[\u4e00-\u9fff]{0,4})"
 _ZH_INCREASE = re.compile(
@@ -270,17 +265,9 @@ _ZH_EARLIER = re.compile(
 )
 
 # A change that is not (yet) made: a question, a condition, a refusal.
-_NOT_DECIDED = re.compile(
-    r"\b(?:if|unless|whether|what if|in case|maybe|might|could we|should we|shall we|would it)\b"
-    r"|如果|要是|假如|万一|是否|要不要|能不能|可不可以|是不是|会不会|行不行",
-    re.IGNORECASE,
-)
+_NOT_DECIDED = Joined("relative", "not_decided")
 # Said of the change itself: "don't add two more", "we can't cut it by 10%", "别再加了".
-_REFUSED = re.compile(
-    r"\b(?:don'?t|do not|no need to|never|not|won'?t|can'?t|cannot|shouldn'?t)\s+(?:\w+\s+){0,2}$"
-    r"|(?:不要|别|不用|不必|不能|没法|不想|不会|不再)[再也就]?$",
-    re.IGNORECASE,
-)
+_REFUSED = Joined("relative", "refused")
 
 
 def _en_changes(sentence: str) -> list[Change]:
@@ -454,14 +441,8 @@ _ZH_COUNT = re.compile(
     r"(?!月|小时|星期|钟头|礼拜)(?P<w>[\u4e00-\u9fff]{0,4})"
 )
 # Not a settled amount: a rough range ("四五个人", "two or three"), or how it used to be.
-_ROUGH = re.compile(
-    r"^(?:[一二两三四五六七八九][一二两三四五六七八九](?![十百千万])"
-    r"|\d+\s?(?:-|–|~|to|or|、)\s?\d+)"
-)
-_PAST = re.compile(
-    r"以前|之前|原来|往年|去年|上次|\bused to\b|\blast (?:year|time|month)\b|\bpreviously\b",
-    re.IGNORECASE,
-)
+_ROUGH = Joined("relative", "rough_range")
+_PAST = Joined("relative", "used_to_be")
 # The comma of "Monday, September 8" sits inside one date, not between clauses: the
 # words before the weekday ("Start date Monday, …") say what that date is.
 _NOT_AFTER_WEEKDAY = (
@@ -601,11 +582,7 @@ def _names_what(change: Change) -> bool:
 # hackers, "再加20个名额" the cap on participants.
 _ROOM_NOUNS = frozenset(("spot", "place", "seat", "slot", "opening", "space"))
 _ZH_ROOM_NOUNS = ("名额", "席位", "位置", "座位")
-_CAP_WORDS = re.compile(
-    r"\bcap(?:ped|s)?\b|\blimit(?:ed|s)?\b|\bmax(?:imum)?\b|\bup to\b|\bat most\b"
-    r"|\bno more than\b|\bcapacity\b|上限|最多|不超过|封顶|限(?:额|报|招|定)?",
-    re.IGNORECASE,
-)
+_CAP_WORDS = Joined("relative", "cap_words")
 
 
 def _room_for(change: Change, held: Held, clause: str) -> bool:
@@ -630,10 +607,8 @@ def _noun_matches(change: Change, held: Held) -> bool:
 
 
 # Words before a Chinese change that are not what it changes: "我们再加两个", "那就少一个".
-_ZH_LABEL_STOP = re.compile(
-    r"^(?:我们?|你们?|他们?|她们?|咱们|大家|那|这|那就|就|都|也|还|再|先|每)$"
-)
-_ZH_LABEL_END = re.compile(r"(?:的|那就|就|都|也|还|再|则|呢|吧)+$")
+_ZH_LABEL_STOP = Joined("relative", "label_stop")
+_ZH_LABEL_END = Joined("relative", "label_end")
 
 
 def _zh_label(change: Change) -> str:
@@ -707,18 +682,10 @@ def _level(change: Change, held: Held, clause: str, now: set[str], before: set[s
     return 0.0
 
 
-_HAPPENED = re.compile(r"了")
-_HAPPENED_EN = re.compile(
-    r"\b(?:got|was|were|has been|have been|had been|had)\s+(?:\w+\s+)?(?:pushed|moved|delayed"
-    r"|postponed|bumped|shifted|rescheduled)\b",
-    re.IGNORECASE,
-)
+_HAPPENED = Joined("relative", "perfective_le")
+_HAPPENED_EN = Joined("relative", "shift_told")
 # A clause that names its date by no event, only as "the date".
-_GENERIC_DATE = re.compile(
-    r"(?:具体)?(?:日期|日子|时间)(?:就|先|已经)?(?:定在|定为|定了|是|选在|安排在|为|[:：])"
-    r"|(?:the )?date(?: is| will be|'s|:| set for)\b",
-    re.IGNORECASE,
-)
+_GENERIC_DATE = Joined("relative", "generic_date")
 
 
 # -- computing the new value ------------------------------------------------------
@@ -950,11 +917,8 @@ _CLAUSE_END = re.compile(
 )
 # "Monday, " right before a date: no longer the right day once the date moves by days
 # that are not whole weeks (the year, and so the new weekday, is not known).
-_WEEKDAY_BEFORE = re.compile(
-    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day,\s*$|\b(?:mon|tue|wed|thu|fri|sat|sun),\s*$",
-    re.IGNORECASE,
-)
-_LEADING_LINK = re.compile(r"^(?:so|and|but|then|所以|而且|然后|那就)\s*", re.IGNORECASE)
+_WEEKDAY_BEFORE = Joined("relative", "weekday_before")
+_LEADING_LINK = Joined("relative", "leading_link")
 
 
 def _clause_span(text: str, start: int, end: int) -> tuple[int, int]:

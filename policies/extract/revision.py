@@ -49,19 +49,24 @@ from policies.memory.slots import (
     same_slot,
     same_unit_change,
 )
+from policies.rulebook import Joined
 from policies.types import (
     MemoryItem,
 )
 
 _RULE_TYPES: frozenset[str] = frozenset({"directive", "constraint", "preference"})
+# The cue lexicons below are rules of policies/rules/<lang>/revision.yaml, each read as
+# one pattern of both halves; these put the Chinese half first.
+_ZH_FIRST = ("zh", "en")
 # After a revocation cue is removed, these say the sentence still asks for
-# something ("不用每天都发了，周末统一发一次就行").
-_POSITIVE = re.compile(
-    r"就行|就可以|就好|即可|直接|统一|改成|改为|换成|只要|也没关系|也行|\bfeel free\b"
-    r"|\binstead\b|\bjust\b|\bonly\b|\brather\b"
-    # "stop sending voice notes, a short text is easier": the alternative is named
-    r"|\b(?:easier|better|simpler|clearer|nicer|prefer(?:red)?)\b|更(?:好|方便|清楚|简单|合适)",
-    re.IGNORECASE,
+# something ("不用每天都发了，周末统一发一次就行"), or name the alternative ("stop
+# sending voice notes, a short text is easier").
+_POSITIVE = Joined.of(
+    "revision",
+    ("zh", "still_asks"),
+    ("en", "still_asks"),
+    ("en", "better_named"),
+    ("zh", "better_named"),
 )
 
 EXPLICIT_MIN = 0.15
@@ -79,26 +84,13 @@ _VALUE_ONLY_KINDS = REVISABLE_KINDS | {"time"}
 
 # "Hold the rehearsals on Wednesday nights then, 7 to 9": "then" closing the clause that
 # decides, as a consequence of news just told (not "back then", "until then").
-_CLAUSE_THEN = re.compile(
-    r"(?<!\bback )(?<!\buntil )(?<!\bby )(?<!\bsince )(?<!\btill )(?<!\beven )(?<!\bjust )"
-    r"\bthen\b(?=\s*[,;:—–.!]|\s*$)",
-    re.IGNORECASE,
-)
+_CLAUSE_THEN = Joined("revision", "clause_then")
 
 
 # How things were, told as a story: "Back then the workshops were on Mondays", "以前
 # 我们都是周一开会". Not when it also says how things are now.
-_PAST_FRAME = re.compile(
-    r"^\W*(?:(?:oh|and|but|so|well)\W+)?(?:back then|back in the day|in those days|in the old days"
-    r"|years ago|when (?:i|we) (?:was|were)|(?:we|i|it|they) used to)\b"
-    r"|^\W*(?:以前|那时候|那会儿|当时|当年|过去|早些年)",
-    re.IGNORECASE,
-)
-_NOW = re.compile(
-    r"\b(?:now|these days|nowadays|from now|going forward|instead|anymore|no longer|any more)\b"
-    r"|现在|如今|以后|今后|改成|改到|换成|不再|这次|今年",
-    re.IGNORECASE,
-)
+_PAST_FRAME = Joined("revision", "past_frame")
+_NOW = Joined("revision", "now")
 
 
 def _same_day_told_twice(old: MemoryItem, changed: Value, v: Value, st: Statement) -> bool:
@@ -200,14 +192,7 @@ def _same_threshold_rule(st: Statement, item: MemoryItem) -> bool:
 
 # The least the user will take, however put: "底价185", "低于这个不租", "给到一百八我就租，
 # 再低不谈", "my floor is $185k", "if they offer 180 I'll sign, anything lower and I walk".
-_FLOOR = re.compile(
-    r"底价|最低价|最低(?:能)?接受|低于[^，。；]{0,6}不(?:卖|租|签|接|谈)"
-    r"|再低(?:的话|一点)?(?:就|我就)?(?:算了|不卖|不租|不签|免谈|不谈了?|拉倒|不行)"
-    r"|\bfloor(?: price)?\b|\bbottom line\b|\blowest (?:i|we)(?:'ll| will| would) (?:go|accept)\b"
-    r"|\b(?:anything|any) (?:lower|less|below(?: that)?)\b[^.;]{0,20}"
-    r"\b(?:forget it|no deal|(?:i|we) walk|not selling|pass)\b",
-    re.IGNORECASE,
-)
+_FLOOR = Joined("revision", "floor", _ZH_FIRST)
 
 
 def _same_floor(st: Statement, item: MemoryItem) -> bool:
@@ -221,7 +206,7 @@ def _same_floor(st: Statement, item: MemoryItem) -> bool:
 
 
 # A cadence of output ("每周发3篇", "一周更五条"): what a publishing plan is paced by.
-_OUTPUT_CADENCE = re.compile(r"(?:篇|条|期|集)$")
+_OUTPUT_CADENCE = Joined("revision", "output_cadence")
 
 
 def _own_words(text: str) -> str:
@@ -295,11 +280,7 @@ _ESTIMATE_BEFORE = re.compile(
 )
 _ESTIMATE_AFTER = re.compile(r"^\s*(?:左右|上下|or so|-ish)", re.IGNORECASE)
 # How it turned out: "最后确认", "实际来了", "we ended up with", "the final count".
-_SETTLED_COUNT = re.compile(
-    r"最后|最终|确认|确定|定了|实际|结果|\bconfirmed\b|\bfinal\b|\bin the end\b"
-    r"|\bended up\b|\bturned out\b|\bactually\b",
-    re.IGNORECASE,
-)
+_SETTLED_COUNT = Joined("revision", "settled_count", _ZH_FIRST)
 
 
 def _estimated(text: str, v: Value) -> bool:
@@ -334,7 +315,7 @@ _CLAUSE_END = re.compile(r"[，,。;；!?！？—\n]|\.(?=\s|$)")
 
 
 # A pronoun points back to the clause before: "My sitter is Tara, I pay her $18 an hour".
-_PRONOUN = re.compile(r"\b(?:he|him|his|she|her|they|them|their|it|its)\b|他|她|它", re.IGNORECASE)
+_PRONOUN = Joined("revision", "pronoun")
 
 
 def _clause_terms(text: str, v: Value, back: bool = False) -> set[str]:
@@ -443,41 +424,26 @@ def _self_fix(text: str) -> tuple[Value, ...] | None:
 
 
 # A clause that only says when a rule applies.
-_POINTS_BACK = re.compile(
-    r"(?:that|this|it|which)(?:'s| is| was)?\b|(?:那|这)(?:是|就是|样|个)", re.IGNORECASE
-)
+_POINTS_BACK = Joined("revision", "points_back")
 # A bound on the very amount that changed ("低于这个不卖", "I won't go under that"):
 # the rest says nothing once its amount is gone.
-_BOUNDED_BY_IT = re.compile(
-    r"(?:低于|高于|超过|少于|多于|不到|不低于|不高于)(?:这个|那个|这|那)(?:数|价)?"
-    r"|\b(?:under|below|over|above|more than|less than|lower than|higher than) (?:that|this|it)\b",
-    re.IGNORECASE,
-)
+_BOUNDED_BY_IT = Joined("revision", "bounded_by_it", _ZH_FIRST)
 _QUOTED = re.compile(r'"([^"]{2,40})"|“([^”]{2,40})”|「([^」]{2,40})」')
-_CONDITION = re.compile(
-    r"^(?:[\w' ]{0,12}:\s*)?(?:when|whenever|if|each time|every time|once|while|as long as)\b"
-    r"|^(?:[^，,：:]{0,6}[：:])?(?:每当|如果|要是|只要|当)|^[^，,]{0,12}的时候$",
-    re.IGNORECASE,
-)
-_ARTICLE = re.compile(r"^(?:the|a|an|my|our|your|that|this|those|these|its)\s+", re.IGNORECASE)
+_CONDITION = Joined("revision", "condition")
+_ARTICLE = Joined("revision", "article")
 
 
 # Change cues whose words name nothing: "on second thought" is not about a second one.
-_IDIOMS = re.compile(r"\bon second thoughts?\b|\bsecond thoughts\b|\bfirst of all\b", re.IGNORECASE)
+_IDIOMS = Joined("revision", "change_idiom")
 # What only makes sense next to the clause before it: "先列待办，*再说别的*", "check
 # the logs first, *then* ping me".
-_THEN = re.compile(r"^(?:再|然后|接着|之后再|随后)|^(?:and )?then\b|^after that\b", re.IGNORECASE)
+_THEN = Joined("revision", "then_step", _ZH_FIRST)
 # A frame that says when a rule applies, with the rule itself gone: "你以后回复我", "when
 # you answer me".
-_FRAME = re.compile(
-    r"^你?(?:以后|今后|之后|每次|都)*(?:给我)?(?:回复|回答|答复|回|写)(?:我)?(?:的时候|时)?$"
-    r"|^(?:from now on,? |going forward,? )?(?:when(?:ever)? |each time |every time )?"
-    r"you (?:reply|answer|respond|write back)(?: to me)?$",
-    re.IGNORECASE,
-)
+_FRAME = Joined("revision", "reply_frame", _ZH_FIRST)
 # Why the withdrawn rule was set ("因为我要转给供应商", "because my printer is old"):
 # no rule of its own once the rule is gone.
-_REASON = re.compile(r"^(?:因为|由于|毕竟)|^(?:because|since|as)\b", re.IGNORECASE)
+_REASON = Joined("revision", "reason", _ZH_FIRST)
 # Three or more short items in a row: "with title, author, shelf and due date".
 _ENUMERATION = re.compile(
     r"(?:[\w'-]+(?: [\w'-]+){0,2}, ){2,}(?:[\w'-]+(?: [\w'-]+){0,2},? )?(?:and|or) [\w'-]+"
@@ -553,18 +519,12 @@ def _revoked_text(st: Statement) -> str:
 
 # What was changed or dropped, as a kind of content: "之前改掉的", "旧的", "anything that
 # changed", "the outdated bits". Leaving it out of an answer revokes no rule.
-_OUTDATED = re.compile(
-    r"(?:改掉|改过|换掉|取消掉?|作废|推翻|撤掉|过时|不算数?)了?的|旧的|老的那些"
-    r"|\b(?:anything|everything|whatever|what|stuff|things|items|ones|bits)\b[^.;,!?]{0,20}"
-    r"\b(?:changed|dropped|replaced|superseded|outdated|out of date|cancell?ed|scrapped)\b"
-    r"|\b(?:outdated|superseded|out-of-date)\b|\bold (?:versions?|values|plans?|stuff|numbers)\b",
-    re.IGNORECASE,
-)
+_OUTDATED = Joined("revision", "outdated", _ZH_FIRST)
 
 
 # The function words of a zh revoking cue; what is left of the cue is its object
 # ("别用表格了" → 用表格).
-_ZH_CUE_WORDS = re.compile(r"不用再?|不要再?|就别|别再?|不必再?|无需再?|不需要|不再|算了|了|吧")
+_ZH_CUE_WORDS = Joined("revision", "revoke_function_words")
 
 
 def _cue_names_object(cue: str) -> bool:
@@ -589,11 +549,7 @@ def _names_outdated(st: Statement) -> bool:
 
 # The object a revoking verb takes inside its cue ("drop the jokes", "forget the 400
 # cap"); "scratch that", "forget it" take none.
-_DROPPED_OBJECT = re.compile(
-    r"(?:drop|ditch|lose|scrap|kill|cut|skip|forget(?: about)?|remove|lift|lay off"
-    r"|(?:stop|quit) with)\s+(?:the |those |these |that |this |your |all (?:the |those )?)?(.+)",
-    re.IGNORECASE,
-)
+_DROPPED_OBJECT = Joined("revision", "dropped_object")
 
 
 def _named_after_cue(st: Statement) -> str | None:
@@ -651,11 +607,7 @@ def _named_near(near: Mapping[str, float], item: Mapping[str, float], strict: bo
 
 # Moving to another choice without a rule cue: "我们改去'蹦蹦乐'吧", "we're moving it to
 # the Elks Lodge instead".
-_SWITCH = re.compile(
-    r"改去|改到|改在|改成|改为|换成|换到|换去|换个|挪到|\binstead\b|\bswitch(?:ing)? to\b"
-    r"|\bmov(?:e|ing) (?:it |us |the \w+ )?to\b|\bgo(?:ing)? with\b",
-    re.IGNORECASE,
-)
+_SWITCH = Joined("revision", "switch", _ZH_FIRST)
 
 
 def _replacement(

@@ -22,40 +22,12 @@ from policies import rulebook
 from policies.language.idioms import mask_idioms
 
 _I = re.IGNORECASE
-_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
-_WEEKDAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-
-# The speaker fixes something they said ("sorry, I meant…", "是我记错了"):
-# always worth keeping, and it replaces what it corrects.
-SELF_CORRECTION_EN = (
-    r"\bi meant\b|\bi misread\b|\bi misspoke\b"
-    r"|\bi mixed (?:it |them |that )?up\b|\bi (?:had|got) (?:that|it|this|the \w+) wrong\b"
-    r"|\bmy (?:mistake|bad)\b|\b(?:typo|typoing|typo'?d)\b|\bi wrote (?:it|that) wrong\b"
-    r"|\bshould (?:have|'ve) said\b|\bthat should (?:be|read|say)\b|\bcorrection\b"
-    r"|\bsorry,? (?:it'?s|that'?s|make that|not)\b|\bi was (?:looking at|reading) the wrong\b"
-    r"|\b(?:need to|have to|let me|must) correct (?:something|that|this|myself|one thing)\b"
-)
-SELF_CORRECTION_ZH = (
-    r"说错了|记错了|写错了|搞错了|打错了|看错了|弄错了|记混了|口误|笔误|更正一下|纠正一下"
-)
-SELF_CORRECTION = re.compile(rf"{SELF_CORRECTION_EN}|{SELF_CORRECTION_ZH}", re.IGNORECASE)
-
-# Choices made or leaned towards: "we're going with X", "I'm set on X", "X it is",
-# "the walls are going white", "还是让她上公立小学". A later one replaces an earlier one.
-DECISION_EN = (
-    r"\b(?:we|i)(?:'ve| have)? (?:decided|agreed|settled on|landed on|went with|picked|chose"
-    r"|opted for)\b|\b(?:we|i)(?:'re| are| am|'m) (?:going with|doing|getting|set on"
-    r"|pretty set on|leaning (?:towards?|toward)|thinking(?! about| of| that| it| this)"
-    r"|sticking with)\b|(?:^|, )[\w-]+(?: [\w-]+)? it is(?= *(?:[,.!;]|$))"
-    r"|\b(?:is|are|'s|'re) (?:going|gonna be|going to be|staying|turning) (?!to\b|well\b|on\b"
-    r"|out\b|home\b|back\b|through\b|for\b|up\b|down\b|in\b|into\b|crazy\b|great\b|fine\b"
-    r"|okay\b|ok\b|badly\b|the\b|a\b|an\b)[a-z]+"
-)
-DECISION_ZH = (
-    r"决定|定了|就定|就用|就选|就按|就搞|就叫|就订|就买"
-    r"|还是让|还是用|还是选|打算|想让|商量(?:了|好)|选了|就往"
-)
-DECISION = re.compile(rf"{DECISION_EN}|{DECISION_ZH}", re.IGNORECASE)
+# The speaker fixes something they said ("sorry, I meant…", "是我记错了"): always
+# worth keeping, and it replaces what it corrects. Choices made or leaned towards
+# ("we're going with X", "还是让她上公立小学"): a later one replaces an earlier one.
+# Both are rows of the weighted tables below, also run on their own, either script.
+SELF_CORRECTION = rulebook.Joined("cues", "change.self_correction", flags=re.IGNORECASE)
+DECISION = rulebook.Joined("cues", "preference.decision", flags=re.IGNORECASE)
 
 _LATIN_RE = re.compile(r"[A-Za-z]")
 _CJK_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -174,258 +146,20 @@ def _joined(rows: Iterable[tuple[int, str]]) -> tuple[tuple[int, Lexicon], ...]:
     )
 
 
-def _table(*rows: tuple[int, str]) -> Table:
-    return Table(_joined(rows))
-
-
 DIRECTIVE = Table.named("cues", "directive")
 
 # Conditions of the person a plan is for that rule options out, as an allergy does
 # (a school's programmes, a trip's activities): "孩子有轻度色弱", "two kids get carsick".
-_CONDITIONS_ZH = r"色弱|色盲|哮喘|晕车|晕船|恐高|癫痫|心脏病"
-_CONDITIONS_EN = (
-    r"\bcolou?r[- ]?blind\w*|\basthma\w*|\bcarsick\w*|\bmotion sickness\b|\bepilep\w*"
-    r"|\bafraid of heights\b"
-)
-CONDITION = re.compile(f"{_CONDITIONS_ZH}|{_CONDITIONS_EN}", re.IGNORECASE)
+CONDITION = rulebook.Joined("cues", "constraint.condition", ("zh", "en"), flags=re.IGNORECASE)
 
-_NOT_PAST = "".join(
-    f"(?<!{w})" for w in "上次 去年 以前 之前 原来 本来 当时 那次 曾经 我们以前".split()
-)
-
-CONSTRAINT = _table(
-    (
-        3,
-        r"\bmust(?:n'?t| not)?\b|\b(?:ha(?:ve|s)|needs?) to be\b|\b(?:we|i|you) (?:\w+ )?"
-        r"(?:ha(?:ve|s)|needs?) to\b|^(?:ha(?:ve|s)|needs?) to\b|\brequired\b|\bmandatory\b",
-    ),
-    (
-        3,
-        r"^(?:please )?never\b|\b(?:you|we|i)(?:'ll| will| should| must| can)? never\b|\bnever "
-        r"(?:use|give|write|include|add|put|mention|share|send|book|schedule|suggest|recommend|ask"
-        r"|call|show|reply|answer|post|commit|push|merge|deploy|touch|change|assume|guess|round)\b"
-        r"|[,;:(] ?(?:but |and |just )?never\b"
-        r"|\b(?=d)(?<!they )(?<!he )(?<!she )(?<!it )don'?t\b(?! (?:know|think|care|mind|remember"
-        r"|understand|see|worry|get it|trust|believe|feel|have time|really|like))"
-        r"|\bdo not\b|\bnot allowed\b|\bnot (?:even|ever)\b|\bno (?:more|later|earlier|fewer|less)"
-        r" than\b"
-        # "He shouldn't lift anything heavy this month": a rule on what someone may do;
-        # not a regret ("I shouldn't have…") nor a forecast ("it shouldn't take long").
-        r"|(?<!\bit )(?<!\bthat )(?<!\bthis )(?<!\bthere )(?<!\bwhich )\bshould(?:n'?t| not)\b"
-        r"(?! (?:have|'ve|be (?:a|an|any|too|that|so|very|long|hard|difficult|easy|bad)\b"
-        r"|take|matter|worry|hurt|cost|need)\b)",
-    ),
-    (
-        3,
-        r"\bat (?:most|least|the latest|the earliest|minimum|maximum)\b|\bmaximum\b|\bminimum\b"
-        r"|\bup to \d",
-    ),
-    (3, r"\bcap(?:ped|s)?\b(?!-)|\blimit(?:ed|s)?\b(?!-)|\bceiling\b(?!-)|\bdeadline\b|\bbudget\b"),
-    # What a document must say: "The contract has to say…", "the invoice needs to show
-    # the PO number", "合同里得写明…", "发票上要注明项目编号".
-    (
-        3,
-        r"\b(?:the|our|my|this|that|each|every|any|all) (?:[\w-]+ ){1,2}?(?:has|have|needs?"
-        r"|should|must) (?:to )?(?:clearly |explicitly |also )?(?:say|state|include|show|list"
-        r"|mention|specify|cover|spell out|name|contain|note|stipulate|display)\b(?! up\b)",
-    ),
-    (3, r"(?:得|要|需要|一定要|务必)(?:写明|写清楚|注明|标明|列明|载明|写上|写进)"),
-    # The least the user will take: "floor price", "底价是295万".
-    (3, r"\bfloor price\b|\bbottom line\b|\blowest (?:i|we)(?:'ll| will) (?:go|accept)\b"),
-    (3, r"底价|最低价|最低(?:能)?接受|低于[^，。；]{0,6}不(?:卖|租|签|接|干)"),
-    # The floor put as the case it is met in: "给到一百八我就租，再低就不谈了", "if they
-    # offer 290 I'll sign, anything lower and I walk".
-    (3, r"再低(?:的话|一点)?(?:就|我就)?(?:算了|不卖|不租|不签|免谈|不谈了?|拉倒)"),
-    (
-        3,
-        r"\b(?:anything|any) (?:lower|less|below(?: that)?)\b[^.;]{0,20}"
-        r"\b(?:forget it|no deal|(?:i|we) walk|(?:i'm|we're) not selling)\b",
-    ),
-    (
-        3,
-        r"\ballerg\w*|\bintoleran\w*|\bvegetarian\b|\bvegan\b|\bhalal\b|\bkosher\b|\bgluten\b"
-        r"|\blactose\b|\bpescatarian\b|\bdiabet\w*|\bseasick\w*|\bwheelchair\b"
-        r"|\b(?:won'?t|will not|doesn'?t|does not|don'?t|can'?t|cannot|never)"
-        r" (?:eat|drink)\b",
-    ),
-    (
-        3,
-        # Turning down what was proposed: "No, cut the X", "Nope, X are out",
-        # "forget X entirely": the rejection is the rule.
-        r"\b(?:no|nope|nah)\b[^.?!]{0,16}\b(?:cut|remove|drop|lose|skip|scrap|ditch|forget|kill"
-        r"|take out|leave out|get rid of)\b"
-        r"|\b(?:is|are)(?: (?:totally|completely|definitely|absolutely))? (?:out|off the table"
-        r"|a no-go|not an option|off-limits|out of the question|a non-starter)\b"
-        r"|\bforget (?:about )?[\w-]+(?: [\w-]+)? (?:entirely|altogether|completely)\b"
-        r"|\b(?:take|cross|strike|knock) (?:the |that |this |those |these |it |them )?"
-        r"(?:[\w-]+ ){0,3}off (?:the |my |our )?(?:list|table|shortlist|menu|plan)\b|\bhard no\b"
-        r"|(?:^|[,;:] ?|\band |\bbut )nothing (?!else\b|much\b|to\b|like\b|but\b|more\b|wrong\b"
-        r"|yet\b|at\b|happened\b|we\b|i\b|you\b|he\b|she\b|they\b|it\b|is\b|was\b|has\b|new\b"
-        r"|special\b|bad\b)[a-z][\w-]*"
-        r"|\b(?:not|never|n't|nobody|no one|no-one)\b[^.;!?]{0,80},? ever\b"
-        # "nobody but our own staff touches the models": a rule on who may do it.
-        r"|\b(?:nobody|no one|no-one) (?:but|except|other than|apart from|besides)\b"
-        r"|\b(?:whatever|anything|any \w+) (?:we|i) (?:\w+ )?(?:get|buy|pick|choose|book|rent"
-        r"|end up with|go with)\b[^.;!?]{0,24}\b(?:should|must|has to|needs? to"
-        r"|ha(?:ve|s) got to)\b"
-        r"|\b(?:above|over|below|under|more than|less than|fewer than|at or above|at or below)"
-        r" (?:\$|€|£)?\d",
-    ),
-    (
-        3,
-        r"\binsists?\b|\bnon-negotiable\b|\bred line\b|\bflat no\b|\bfull stop\b"
-        r"|\bdeal-?breaker\b|\bhard (?:limit|requirement|rule|constraint|stop)\b"
-        r"|\bno exceptions?\b"
-        # Keeping what was offered up for trade: "Nope, we're keeping the garage spot".
-        r"|\b(?:no|nope|nah)\b[^.?!]{0,12}\b(?:we(?:'re| are)|i(?:'m| am)) (?:definitely )?"
-        r"(?:keeping|sticking with|holding on to)\b",
-    ),
-    (
-        3,
-        r"\bavoid\b|\bexclud\w+|\bforbidden\b|\bprohibited\b|\bnot (?:use|include|add|mention|"
-        r"touch|change|exceed)\b",
-    ),
-    (
-        3,
-        r"\b(?=no )(?:^|(?<=[,;:(] )|(?<=[,;:(])|(?<=\bso )|(?<=\band )|(?<=\bbut )|(?<=\bwith )"
-        r"|(?<=\balso )|(?<=\babsolutely )|(?<=\bstrictly ))no (?!idea\b|problem\b|worries\b"
-        r"|rush\b|way\b|doubt\b|one\b|matter\b)[a-z][\w-]*",
-    ),
-    (
-        2,
-        r"\bpin(?:ned)?\b|\b(?:we|i|you) (?:can |should |will )?only\b|^only\b|\bonly (?:use"
-        r"|show|include|give|look|consider|count|need|want|accept|book|pick|list|take|do)\b"
-        r"|\b(?:we|i) can'?t\b|\b(?:we|i) cannot\b|\b(?:we|i) (?:do|does)n'?t have\b"
-        r"|\bthere'?s no\b|\bwithout\b|\bwe need\b"
-        r"|\bshould (?:have|be|include|come with|support|stay)\b(?! (?:been|known|gone|done|seen"
-        r"|taken|given|told|said|made|got|gotten|thought|bought|brought|left|kept|[a-z]+ed)\b)"
-        rf"|\bi need\b|\bby (?:the )?(?:end of )?(?:{_MONTHS} \d|{_WEEKDAYS}|tomorrow|eod|noon)",
-    ),
-    (1, r"\bnot\b|\b(?:does|is|are|was|were)n'?t\b|\bneeds?\b|\bonly\b|\bcan'?t\b|\bcannot\b"),
-    (
-        3,
-        # Not inside an A-not-A question ("能不能", "要不要", "可不可以").
-        r"(?<!要)不要|不许|不准|(?<!能)不能|(?<!可)不可以|(?<!舍)不得|禁止|必须|一定要|千万|"
-        # A house policy, like "we don't do discounts": "我们不做团购", "本店不接外卖".
-        r"(?:^|(?<=[，,：:]))(?:我们|咱们|本店|我们店|我们家|我们公司)(?:一律|从来|向来|一概|也|都)?"
-        r"不(?:做|接|收|卖|提供|打折|搞|用)(?!饭|菜|梦|作业|了)|"
-        r"(?<![分特区级类告识性差个派])别(?![人的墅针扭名致说])"
-        # "阿姨不应该带孩子上高速": a rule on someone; "我不该吃那么多" is a regret.
-        r"|(?<![我本])不(?:应该|应当|该)(?![是有会吧吗啊呀])",
-    ),
-    (
-        3,
-        r"最多|至多|最少|至少|不超过|不高于|不低于|不少于|以内|上限|下限|封顶|截止|"
-        r"之前(?:完成|交|提交|发|给)|前(?:完成|交付|提交|发|交|给|做完|弄好|准备好)|最晚|最迟"
-        r"|底线|红线|\d\s*(?:[元块]|万|欧|美元|公斤|人|个)?(?:以上|以下|起)(?:的)?(?:都|就|要|才|必须|得)"
-        r"|(?<!不)超过\d|(?<!不)低于\d|(?<!不)高于\d|都得|都要(?=[^，。；]{0,12}$)|得要(?!命|死)|必须得"
-        # ("紧张得要命", "累得要死": "terribly", a degree, not a must.)
-        # A condition the plan must meet: "得6月15号前到手才行", "要先交押金才可以".
-        r"|(?:得|要|必须)[^，。；？?]{1,16}才(?:行|可以|够|来得及)",
-    ),
-    (
-        3,
-        r"过敏|忌口|不吃|不喝|吃素|素食|清真|控糖|控盐|无糖|低糖|孕期|怀孕|糖尿病|高血压|痛风"
-        r"|轮椅",
-    ),
-    (3, _CONDITIONS_ZH),
-    (3, _CONDITIONS_EN),
-    (3, r"不让|不允许|排除|剔除|别碰|不碰|只(?:看|用|要|能|吃|做|算|给|按|需|选|找|订|留)"),
-    # Ruling an option out, often while turning a suggestion down: "东北也不考虑",
-    # "定向的一律不考虑". Not "要不考虑一下X" (a suggestion) nor "不考虑到…" (overlooking).
-    # How it used to be is no rule ("我以前不考虑这些", "上次自费去了趟日本").
-    (3, _NOT_PAST + r"(?<![要会])不(?:予)?考虑(?!到|过|清楚|周全|一下|看看)|不在考虑(?:范围|之列)"),
-    # Who pays is a rule of the plan: "家属想做就自费", "费用自理", "门票各自出".
-    (
-        3,
-        _NOT_PAST + r"(?:自费|费用自理|(?:自己|各自|自行)(?:出钱|掏钱|付钱|付费|买单|承担(?:费用)?"
-        r"|结算)|自掏腰包|aa制)(?![^，。；,;]{0,6}过)",
-    ),
-    (
-        3,
-        r"\bat (?:their|his|her|your|our|my) own (?:expense|cost)\b|\bout of (?:their|his|her|your"
-        r"|our|my) own pockets?\b|\bpays? (?:for )?(?:their|his|her) own\b|\bself-(?:funded|paid)\b"
-        # Ruling an option out: "we've ruled out the coast", "rule out anything north".
-        r"|\b(?:we|i)(?:'ve| have)? ruled? out\b|\b(?:is|are)(?: also)? ruled out\b|^rule out\b"
-        r"|\b(?:we|i)(?:'re| are|'m| am) not considering\b|\bnot (?:even )?on the table\b",
-    ),
-    (2, r"(?<![吗么可那这])不行(?![吗么呢？?])"),
-    (
-        2,
-        r"没有(?!什么|人|问题|办法|关系|必要)|预算|不用|不需要|不必"
-        r"|(?<![一两二三四五六七八九十几这那每了个\d])只(?![猫狗鸟兔鸡鸭羊鱼])|仅|限(?:制|定|于)|需要"
-        r"|得(?=[先把用])",
-    ),
-    (1, r"要(?!不要|是|命|死)"),
-)
-
-PREFERENCE = _table(
-    (
-        2,
-        r"\bprefer\w*|\b(?:would|'d) rather\b|\brather than\b|\bideally\b|\bfavou?rite\b"
-        r"|\bnot (?:big|keen) on\b|\bfan of\b|\bbetter if\b|\b(?:we|i)(?:'d| would) (?:like|love)\b"
-        r"|\b(?:we|i|she|he|they) (?:really )?(?:like|love|hate|dislike|enjoy)s?\b",
-    ),
-    (2, DECISION_EN),
-    (1, r"\bwants?\b|\bhoping\b"),
-    (2, r"喜欢|偏好|偏爱|倾向|更想|更愿意|希望|想要|讨厌|宁愿|宁可|爱吃|口味|最好|优先"),
-    (2, DECISION_ZH),
-)
+# What binds, what is liked or chosen, what changed: weighted tables kept as data
+# (`constraint.*`, `preference.*`, `change.*` rows of policies/rules/<lang>/cues.yaml).
+CONSTRAINT = Table.named("cues", "constraint")
+PREFERENCE = Table.named("cues", "preference")
 
 REVOKE = Lexicon.named("cues", "revoke")
 
-CHANGE = _table(
-    (
-        2,
-        r"\binstead\b(?! of)|\bchange (?:it |that |this |the \w+ )?to\b|\bchanged? (?:it |that )?to"
-        r"\b|\b(?:let'?s )?make (?:it|that) (?:\d+|a|an|one|two|three|four|five|six|seven"
-        r"|eight|nine|ten)\b|\bswitch(?:ed|ing)? (?:it |that |over |everything )?to\b"
-        r"|\bmov(?:e|ed|ing) (?:\w+ ){0,4}to\b|\brolls? into\b|\bafter all\b|\bcorrection\b"
-        r"|\bforget (?:about )?(?:the |my |our |that )?[$€£]?\d"
-        r"|\bi meant\b|\bnot \w+"
-        # "we're on", not "were on" (how it was); the same for "we're going with" below.
-        r"(?: \w+)?,? but\b|\b(?:we['’]?re(?<!were)|we are) (?:now )?on\b"
-        r"|\bchange of plans?\b|\bchange on\b"
-        r"|\bnew plan\b|\brevis\w+|\b(?:bump|raise|lower|reduce|cut|push|increase|decrease|extend"
-        r"|shorten|stretch)(?:ed)? (?:it |that |the \w+ )?(?:up |down |back )?to\b"
-        r"|\b(?:go|going|switch"
-        r"|switching|revert|reverting|change|changing|move|moving)(?: it| that)? back to\b"
-        r"|\bback to (?:the )?(?:original|old|previous|earlier|first)\b|\bupgrad"
-        r"\w+|\bwe['’]?re(?<!were) going (?:for|with)\b|\bon second thought\b"
-        r"|\bscratch that\b|\bno wait\b"
-        r"|\bchanges?:|\banother change\b|\bplans? changed\b|\bupdate:|\bmigrat\w* to\b"
-        r"|\b(?:keep|set|leave) (?:it|that|them) (?:at|to)\b|\b(?:let'?s|we'?ll|we"
-        r" will|i'?ll) go with\b|\bwe['’]?re(?<!were) going with\b"
-        r"|\brenam(?:e|ed|ing)\b|\bretitl\w+|\bnew (?:name|title)\b"
-        r"|\b(?:starting|beginning|effective|as of) (?:this|next|today|tomorrow|now|on|from"
-        r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
-    ),
-    # Self-corrections: the speaker fixes what they said themselves.
-    (2, SELF_CORRECTION_EN),
-    (
-        1,
-        r"\bactually\b|\bhold on\b|\bwait\b|\bupdate\b|\bnews\b|\brethinking\b"
-        r"|\binstead of\b|, not \w|\bnow\b|\banymore\b|\bno longer\b|\bafter all\b"
-        r"|\b(?:we|i)(?:'ve| have)? (?:decided|landed on|settled on|went with)\b",
-    ),
-    (
-        2,
-        r"改成|改为|改到|(?<!帮我)(?<!给我)(?<!你再)(?<!你)改一下|换成|换到|换为|调整为|调整成|调整到|调成|调到|压到|降到|降为|提到|"
-        r"提高到|增加到|增到|减到|减少到|缩短到|延长到|推迟到|提前到|挪到|移到|还是用|还是按|还是改|"
-        r"改回|说错了|记错了|写错了|搞错了|打错了|口误|更正|纠正|其实是|实际上是|应该是|变成|情况有变|"
-        r"还是[^，。；？?]{1,8}吧|放宽到|收紧到|放到|加到|涨到|降低到|减少到|缩减到|定成|定为|"
-        r"升级到|升到|迁移到|迁到|切到|改用|换用|"
-        r"不是[^，。；]{1,12}[，,]\s*(?:是|而是)|"
-        r"有变化|有变|变了|重新定|以[^，。]{0,6}为准|不是[^，。；]{1,12}[，,]?而是"
-        r"|(?:这周|本周|下周|今天|明天|这个月|下个月|下月|从今天|从明天|从下周|从下个月)起?开始"
-        r"|改名|重命名|换个名字|新名字|改叫|(?:收窄|缩小|放宽|收紧|压缩|精简)(?:成|到|为)",
-    ),
-    (2, SELF_CORRECTION_ZH),
-    # "毕业典礼提前了", "比赛推迟了": the plan moved, whatever moved it.
-    # "控制在": a limit stated as a rule ("简历控制在一页") is as often a first statement
-    # as a change: a change only of an earlier value of its kind.
-    (1, r"控制在|现在|目前是|最新|已经不|不再|决定|定了|还是|提前了|推迟了|延后了|改期了|延期了"),
-)
+CHANGE = Table.named("cues", "change")
 
 ASIDE = Lexicon.named("cues", "aside")
 

@@ -19,13 +19,14 @@ from functools import lru_cache
 from policies.language.cues import read_cues
 from policies.language.matching import weighted_terms
 from policies.language.values import Value, extract_values
+from policies.rulebook import Joined
 
 _FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _BULLET_RE = re.compile(r"^\s*(?:[-*•·>]+|\d{1,2}[.)、]|[（(]?\d{1,2}[)）])\s+")
 # zh terminators end a sentence wherever they are; en ones only before
 # whitespace, so "4.12.3", "e.g." (mostly) and "3.5%" stay whole.
 _SPLIT_RE = re.compile(r"(?<=[。！？；])(?![。！？；!?”\"'’）)])|(?<=[.!?;])(?=\s)")
-_ABBREV_RE = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|st|approx|no|incl|jr|sr)\.)$", re.I)
+_ABBREV_RE = Joined("segment", "abbreviation")  # "e.g.", "Dr.": no sentence end
 _MAX_CHARS = 400
 
 
@@ -135,13 +136,7 @@ def _self_fixes(text: str) -> list[tuple[int, int, int, int, int]]:
 # A fix that restates only the end of a number or ID: "0147 at the end", "the last four
 # are 2290", "ending in 88", "尾号是5687", "后四位是2290", "最后两位是13". The digits given
 # replace the same count of trailing digits of the value taken back.
-_PART_FIX = re.compile(
-    r"(?:(?:it'?s|make it|that'?s)\s+)?(?P<a>\d{1,6})\s+(?:at|on) the end\b(?! of)"
-    r"|(?:the |it )?(?:last (?:one|two|three|four|five|six|\d) ?(?:digits?|numbers?)?|ending|ends)"
-    r"\s*(?:is|are|should be|in|with)\s+(?P<b>\d{1,6})\b"
-    r"|(?:尾号|尾数|末尾|(?:最)?后[一二两三四五六1-6]位(?:数)?)(?:应该|其实)?(?:是|为)?\s*(?P<c>\d{1,6})(?!\d)",
-    re.IGNORECASE,
-)
+_PART_FIX = Joined("segment", "part_fix")
 # The number or ID just before the marker, digits possibly grouped by spaces, dashes or
 # dots: "503-555-0174", "138 1234 5678", "A-20931".
 _GROUPED_NUMBER = re.compile(r"(?:[A-Za-z]+-?)?\d(?:[\d .-]*\d)?\s*$")

@@ -12,6 +12,7 @@ _VERBS = {
     "revoke": "revoked by",
     "conflict": "flagged as a conflict by",
     "confirm": "confirmed by",
+    "separate": "kept separate by",  # the hybrid extractor's model: both stand
 }
 
 

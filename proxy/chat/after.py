@@ -13,6 +13,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
+from policies.hybrid import HybridExtractor
 from policies.llm import PolicyCall
 from proxy.cache_bill import bill, cache_usage, prices_from
 from proxy.chat.plan import RequestPlan, clean_answer, store_unavailable
@@ -216,7 +217,16 @@ async def _extract_answer(
     turn = make_turn(plan.counter, clean_answer(answer), len(plan.turns))
     system_prompt = "\n".join(t.text for t in plan.system)
     llm = plan.preset.extract_refiner
-    if llm is not None:
+    if isinstance(llm, HybridExtractor):
+        # The rules served the response path; the model settles their uncertain
+        # links in this request's turns (the answer included) now, in session order.
+        changed, made = await p.memory.refine(
+            session_id, llm, [*plan.turns, turn], plan.resolution.start, system_prompt
+        )
+        calls += made
+        if changed:
+            return
+    elif llm is not None:
         # The rules served the response path; the model redoes this request's
         # turns (the answer included) now, in session order.
         changed, made = await p.memory.reextract(
@@ -301,7 +311,7 @@ def _record(
     resolution = plan.resolution
     record = {
         "session_kind": resolution.kind if resolution else None,
-        "operations": list(plan.operations),
+        "operations": [*plan.operations, *_model_decisions(calls)],
         "managed": context_record(plan.assembled),
         "shadow": context_record(plan.shadow),
         "forwarded": plan.forwarded,
@@ -351,3 +361,19 @@ def _record(
         cache_write_tokens=cache.get("written_tokens"),
         input_cost=cache.get("input_cost"),
     )
+
+
+def _model_decisions(calls: list[PolicyCall]) -> list[dict[str, Any]]:
+    """The hybrid extractor's verdicts as operations of the record, one per message,
+    so that the record and `memproxy inspect` list them with the rules' decisions."""
+    by_ordinal: dict[int, list[dict[str, Any]]] = {}
+    for call in calls:
+        for d in call.decisions:
+            by_ordinal.setdefault(int(d["ordinal"]), []).append(
+                {k: v for k, v in d.items() if k != "ordinal"}
+            )
+    return [
+        {"ordinal": o, "operation": "refine", "ops": len(rows), "reason": "hybrid_model",
+         "decisions": rows}
+        for o, rows in sorted(by_ordinal.items())
+    ]  # fmt: skip

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from policies.llm import Complete
 from policies.registry import Policies
 from proxy.chat.pipeline import Pipeline
 from proxy.config import ConfigError, Settings, load_settings
@@ -25,10 +26,12 @@ from proxy.upstream import Upstream
 from proxy.wire_responses import ResponseStore
 
 
-def create_app(settings: Settings) -> FastAPI:
+def create_app(settings: Settings, complete: Complete | None = None) -> FastAPI:
+    """`complete`: what the LLM-backed policies ask instead of `memory.llm_model`
+    (`memproxy eval` answers them from recorded replies)."""
     try:
         memory = settings.memory
-        completion = Completion(settings)
+        completion = Completion(settings, complete)
         policies = Policies.from_settings(
             memory.policy,
             memory.policy_params,

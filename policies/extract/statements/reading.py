@@ -1,0 +1,172 @@
+"""The walk over one user message: each sentence read with its neighbours' state.
+
+`read_statements` carries what one sentence tells about the next (an aside marker, a
+reported wish, a list header, a change cue, a self-correction, an open quote) and asks
+the deciders of the other modules in order; its output is the message's statements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Sequence
+
+from policies.extract.choices import CHOICE_MARK, chosen_option
+from policies.extract.statements.classify import _fact_type
+from policies.extract.statements.others import _others_wish, _without_disowned
+from policies.extract.statements.questions import _classify_or_premise, _or_leaned
+from policies.extract.statements.regroup import (
+    _PASTE,
+    _content_headers,
+    _instead_rule,
+    _pasted,
+    _replaces,
+    _rule_before_question,
+    _still_pasting,
+    _with_accepted_asks,
+    _with_announced_topic,
+    _with_inline_headers,
+    _with_next,
+)
+from policies.extract.statements.statement import _STRONG_KINDS, Statement, _Where, clean
+from policies.language.cues import (
+    CHALLENGE,
+    CONTINUATION,
+    LIST_HEADER,
+    STANDING,
+    Cues,
+    contrast_terms,
+    is_question,
+    read_cues,
+    recap_request,
+)
+from policies.language.segment import split_sentences
+from policies.language.values import extract_values
+from policies.rulebook import Joined
+
+_ASIDE_END = Joined("statements", "aside_ends")
+
+
+def _still_aside(aside: bool, text: str, cues: Cues) -> bool:
+    """Asides last from their marker to the end of the message, unless the
+    speaker comes back ("Anyway.", "言归正传") or corrects themselves."""
+    if _ASIDE_END.match(text):
+        aside = False
+    return (aside or cues.aside) and not cues.correction
+
+
+def read_statements(
+    message: str, topic: Container[str], opening: bool, options: Sequence[str] = ()
+) -> list[Statement]:
+    """Statements of one user message, in order.
+
+    `options`: the numbered list of the assistant message this one answers
+    (`policies.extract.choices`); a sentence that picks one by position ("let's go
+    with the second one") is kept with the option it names.
+
+    A change cue may sit in a sentence that is not itself a statement
+    ("是我说错了！", "Change of plan on comments.") yet governs the sentences
+    that follow: each statement carries the strongest cue seen so far.
+    """
+    raw = [part for s in split_sentences(message) for part in _rule_before_question(s)]
+    raw = _with_accepted_asks(raw)
+    raw, announced = _with_announced_topic(raw)
+    raw, announced, headers = _with_inline_headers(raw, announced)
+    contents = _content_headers(raw)
+    headers |= contents
+    sentences = [clean(s) for s in raw]
+    # A header only names the rules that follow it; it asks nothing ("几个…要求：").
+    recaps = [recap_request(s) and i not in headers for i, s in enumerate(sentences)]
+    raw_ends = [s.rstrip().endswith((";", "；")) for s in raw]
+    questions = [
+        is_question(s) and not CHALLENGE.search(s) and i not in headers
+        for i, s in enumerate(sentences)
+    ]
+    out: list[Statement] = []
+    aside = prev_reported = listed = chained = correcting = pasting = False
+    carried = 0
+    revoked_at = -9
+    i = 0
+    while i < len(sentences):
+        text, cues = sentences[i], read_cues(sentences[i])
+        # A cue in a sentence that is no statement itself ("Change of plan.",
+        # "是我说错了！") governs the next statement only.
+        change = max(carried, cues.change, 1 if i in announced else 0)
+        aside = _still_aside(aside, text, cues)
+        correcting = correcting or cues.correction
+        if i in headers or LIST_HEADER.search(text):
+            # A header on its own line heads the rest of the message; one with its
+            # first item after the colon, only its own semicolon chain.
+            chained = i in headers and i not in contents
+            listed = listed or not chained
+            i += 1
+            continue
+        if pasting or _PASTE.search(raw[i]):
+            # Pasted material (a quote, an email, a document): data, not requirements.
+            st = _pasted(i, text, cues)
+            if st is not None:
+                out.append(st)
+            pasting = _still_pasting(raw[i], pasting)
+            i += 1
+            continue
+        # Pieces of one semicolon-chained sentence share its speaker.
+        reported = cues.reported or (prev_reported and i > 0 and raw_ends[i - 1])
+        answering = not reported and (prev_reported or (i > 0 and _others_wish(sentences[i - 1])))
+        prev_reported = reported
+        where = _Where(topic, opening, not out, aside,
+                       i + 1 < len(sentences) and questions[i + 1],
+                       i > 0 and questions[i - 1], reported, listed or chained,
+                       answering)  # fmt: skip
+        after = sentences[i + 1] if where.before_question else ""
+        st = None if recaps[i] else _classify_or_premise(i, text, cues, where, questions[i], after)
+        st, i = _or_leaned(st, i, sentences, questions, recaps[i] or where.aside, topic)
+        if st is None and correcting and not recaps[i] and not questions[i]:
+            # "My mistake. 8 people." / "是我记错了。3.8公斤。": the value after the admission.
+            values = extract_values(text)
+            if any(v.kind in _STRONG_KINDS for v in values):
+                st = Statement(
+                    i, text, cues, values, _fact_type(values, text), 0.9, correction=True
+                )
+        st = st or _instead_rule(i, text, cues, revoked_at >= i - 2 and not questions[i])
+        if st is not None and any(recaps) and not _survives_recap(st):
+            st = None
+        # Items of one listed chain are separate rules, never one another's continuation.
+        # A header is never the continuation of the statement before it.
+        item = (chained and raw_ends[i]) or i + 1 in headers
+        # What replaces a revoked rule is a rule of its own, kept after the revocation
+        # ("不过每段加个小标题"); one that continues it ("Instead, …") is read with it.
+        item = item or (
+            st is not None and st.revoke and i + 1 < len(sentences)
+            and not CONTINUATION.match(sentences[i + 1])
+            and _replaces(sentences[i + 1], read_cues(sentences[i + 1]))
+        )  # fmt: skip
+        if st is not None and i + 1 < len(sentences) and not questions[i + 1] and not item:
+            joined = _with_next(st, text, cues, sentences[i + 1], where, change, carried)
+            if joined is not None:
+                st, change = joined
+                i += 1
+        choice = None
+        if options and not questions[i] and not recaps[i] and not where.aside:
+            choice = chosen_option(text, list(options))
+        if choice is not None and choice not in text:
+            if st is None:
+                st = Statement(i, text, cues, extract_values(text), "fact", 0.85)
+            st.text = f"{st.text}{CHOICE_MARK}{choice}"
+            # A choice made from a list is a decision as concrete as a date.
+            st.importance = max(st.importance, 0.95)
+        chained = chained and raw_ends[i]
+        revoked_at = i if st is not None and st.cues.revoke_span is not None else revoked_at
+        if st is not None:
+            st.change = max(change, st.cues.change)
+            st.correction = st.correction or (correcting and st.cues.change >= 1)
+            if st.change >= 1 or st.correction or st.cues.revoke_span is not None:
+                st.contrast = contrast_terms(st.text)
+            out.append(st)
+            carried = 0
+        else:
+            carried = change
+        i += 1
+    return _without_disowned(out, sentences)
+
+
+def _survives_recap(st: Statement) -> bool:
+    """In a message asking for a recap, only concrete news or a standing rule is new."""
+    return bool(st.strong_values) or (st.cues.directive >= 3 and bool(STANDING.search(st.text)))

@@ -1,0 +1,71 @@
+"""`policies.rulebook`: rules of both languages joined into one pattern, on first use."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from policies import rulebook
+
+
+def test_joined_is_the_parts_in_the_order_given() -> None:
+    en = rulebook.rules("cues", "en")["constraint.condition"].source
+    zh = rulebook.rules("cues", "zh")["constraint.condition"].source
+    both = (("en", "constraint.condition"), ("zh", "constraint.condition"))
+    assert rulebook.joined("cues", both).pattern == f"{en}|{zh}"
+    assert rulebook.joined("cues", both[::-1]).pattern == f"{zh}|{en}"
+    lazy = rulebook.Joined("cues", "constraint.condition", ("zh", "en"))
+    assert lazy.compiled.pattern == f"{zh}|{en}"
+
+
+def test_joined_ignores_case_when_a_part_does_unless_told() -> None:
+    # Table rows are written for lower-cased text: they do not ignore case themselves.
+    row = rulebook.Joined("cues", "change.self_correction")
+    assert not row.compiled.flags & re.IGNORECASE
+    told = rulebook.Joined("cues", "change.self_correction", flags=re.IGNORECASE)
+    assert told.compiled.flags & re.IGNORECASE
+    assert rulebook.Joined("cues", "challenge").compiled.flags & re.IGNORECASE  # en ignores case
+    assert not rulebook.Joined("cues", "challenge", ("zh",)).compiled.flags & re.IGNORECASE
+
+
+def test_joined_runs_on_either_script_and_keeps_the_match() -> None:
+    fix = rulebook.Joined("cues", "change.self_correction", flags=re.IGNORECASE)
+    found = fix.search("Typo, sorry: 写错了")
+    assert found is not None
+    assert found.group(0) == "Typo"
+    assert "说错了" not in fix.sub(" ", "我说错了，是周二")
+    assert fix.match("我说错了") is None
+
+
+def test_of_joins_parts_that_alternate_between_languages() -> None:
+    parts = (("zh", "constraint.weak"), ("en", "constraint.weak"), ("zh", "constraint.refusal"))
+    sources = [rulebook.rules("cues", lang)[name].source for lang, name in parts]
+    assert rulebook.Joined.of("cues", *parts).compiled.pattern == "|".join(sources)
+
+
+def test_a_missing_rule_fails_when_first_used_not_when_named() -> None:
+    lazy = rulebook.Joined("cues", "no_such_rule")
+    with pytest.raises(KeyError):
+        lazy.search("anything")
+    with pytest.raises(KeyError):
+        rulebook.Joined.of("cues", ("zh", "no_such_rule")).search("什么")
+
+
+def test_a_table_keeps_its_rows_in_file_order_per_language() -> None:
+    rows = rulebook.table_rows("cues", "change")
+    langs = [lang for _weight, lang, _source in rows]
+    assert langs == sorted(langs)  # en rows, then zh rows
+    en = [name for name, rule in rulebook.rules("cues", "en").items() if rule.table == "change"]
+    assert en[:2] == ["change.replacement", "change.self_correction"]
+
+
+def test_joined_searches_and_matches_from_a_position_like_a_pattern() -> None:
+    fix = rulebook.Joined("segment", "part_fix")
+    text = "card 4410 2290 3318, sorry, 3381 at the end"
+    at = text.index("3381")
+    assert fix.match(text) is None
+    found = fix.match(text, at)
+    assert found is not None
+    assert found.group("a") == "3381"
+    assert fix.search(text, 0, at) is None
