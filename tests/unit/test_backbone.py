@@ -341,6 +341,26 @@ def _frozen(ctx: Any, upto: dict[str, Any]) -> list[dict[str, Any]]:
     return ctx.messages[: ctx.messages.index(upto)]
 
 
+def _revised_in_the_input(first: str, revision: str, old: str, new: str) -> tuple[Any, ...]:
+    """Two requests in a row: the conversation with `first` stating `old`, then the
+    same with the next exchange and `revision` (which makes it `new`) as the input.
+    The messages of the second, and both contexts (the second laid out after the first)."""
+    asked = [*_conversation("Any tips for the drive up?", "Sounds good."), assistant(LONG_REPLY)]
+    asked = [*asked, user(revision)]
+    asked[1] = user(first)
+    a = BackboneAssembler()
+    ctx1 = a.assemble(make_input(asked[:-2], 900, items=[_item("a", 1, old)], summary_upto=8))
+    again = make_input(
+        asked,
+        900,
+        items=_changed(1, old, len(asked) - 1, new),
+        summary_upto=8,
+        backbone_levels=ctx1.backbone_levels or {},
+        backbone_shown=ctx1.backbone_shown or {},
+    )
+    return asked, ctx1, a.assemble(again)
+
+
 @pytest.mark.parametrize(
     ("first", "revision", "old", "new"),
     [
@@ -361,51 +381,26 @@ def _frozen(ctx: Any, upto: dict[str, Any]) -> list[dict[str, Any]]:
 def test_an_annotation_waits_until_the_prompt_changes_at_its_statement(
     first: str, revision: str, old: str, new: str
 ) -> None:
-    before = [*_conversation("Any tips for the drive up?", "Sounds good."), assistant(LONG_REPLY)]
-    before[1] = user(first)
-    asked = [*before, user(revision)]
-    at = len(asked) - 1
-    a = BackboneAssembler()
-    ctx1 = a.assemble(make_input(asked[:-2], 900, items=[_item("a", 1, old)], summary_upto=8))
-    changed = _changed(1, old, at, new)
-    held = make_input(
-        asked,
-        900,
-        items=changed,
-        summary_upto=8,
-        backbone_levels=ctx1.backbone_levels or {},
-        backbone_shown=ctx1.backbone_shown or {},
-    )
-    ctx2 = a.assemble(held)
+    asked, ctx1, ctx2 = _revised_in_the_input(first, revision, old, new)
     # The frozen part goes out as before, byte for byte: the words that changed
     # the value are right there in the current input.
     assert _frozen(ctx2, asked[9]) == _frozen(ctx1, asked[9])
     assert all(new not in str(m.get("content")) for m in _frozen(ctx2, asked[9]))
     assert asked[-1] in ctx2.messages
     # Laid out afresh (no previous request), the statement is annotated where it stands.
-    fresh = a.assemble(make_input(asked, 900, items=changed, summary_upto=8))
+    items = _changed(1, old, len(asked) - 1, new)
+    fresh = BackboneAssembler().assemble(make_input(asked, 900, items=items, summary_upto=8))
     after_first = fresh.messages[fresh.messages.index(asked[1]) + 1]
     assert f"(later changed: {new})" in after_first["content"]
 
 
 def test_an_annotation_whose_value_the_users_words_do_not_say_is_shown_at_once() -> None:
-    before = [*_conversation("Any tips for the drive up?", "Sounds good."), assistant(LONG_REPLY)]
-    asked = [*before, user("Add six more people to the headcount.")]
-    at = len(asked) - 1
-    a = BackboneAssembler()
-    first = make_input(asked[:-2], 900, items=[_item("a", 1, "about 40")], summary_upto=8)
-    ctx1 = a.assemble(first)
     # The new value is worked out ("six more"): only the annotation says it.
-    changed = _changed(1, "about 40", at, "46 people (40 + 6)")
-    ctx2 = a.assemble(
-        make_input(
-            asked,
-            900,
-            items=changed,
-            summary_upto=8,
-            backbone_levels=ctx1.backbone_levels or {},
-            backbone_shown=ctx1.backbone_shown or {},
-        )
+    asked, _, ctx2 = _revised_in_the_input(
+        "We are planning a retreat for about 40 people in the hills.",
+        "Add six more people to the headcount.",
+        "about 40",
+        "46 people (40 + 6)",
     )
     after_first = ctx2.messages[ctx2.messages.index(asked[1]) + 1]
     assert "(later changed: 46 people (40 + 6))" in after_first["content"]
