@@ -61,7 +61,7 @@ from policies.assemble.question import read_question
 from policies.assemble.summary import DatedTurn, SummaryParams, summarize_turn
 from policies.extract.choices import chosen_option, list_options
 from policies.language.text import term_set
-from policies.memory.staleness import CHANGED_MARK, StaleFilter
+from policies.memory.staleness import CHANGED_MARK, StaleFilter, changed_clause
 from policies.types import (
     MESSAGE_OVERHEAD_TOKENS,
     AssembledContext,
@@ -79,6 +79,11 @@ NOTE_PREFIX = "[memory] "
 CONDENSED_PREFIX = "[condensed] "
 NOTES_HEADER = "To confirm with the user:"
 WITHDRAWN_NOTE = "(the user later withdrew a rule stated here)"
+# An annotation says what the statement changed to in the clause that holds
+# the new value, when that clause is at most this long: the rest of the later
+# statement (why it changed) is paid on every request and is in the context
+# anyway while its turn is shown.
+NOTE_CHARS = 120
 EVIDENCE_CUT = "evidence: room for turns recalled for a question about the past"
 _LIVE = frozenset({"active", "pending"})
 # Assistant rendering levels (see `_Unit`).
@@ -200,7 +205,21 @@ class _Knowledge:
     changed_at: dict[str, tuple[int, str]] = field(default_factory=dict)
 
 
-def _knowledge(items: Sequence[MemoryItem], annotate: bool) -> _Knowledge:
+def _change_note(old: MemoryItem, new: MemoryItem, said: str | None) -> str:
+    """What an annotation says `old` changed to: the clause of `new` that holds
+    the new value, whole (a clipped clause can lose what it says). `new` as it
+    is when that clause is itself long, or when `new` has words its turn
+    (`said`) does not: a value the engine worked out ("two more than I said")
+    says how, and is short already."""
+    short = one_line(changed_clause(old.value, new.value))
+    own = said is not None and term_set(new.value) <= term_set(said)
+    if not own or len(short) > NOTE_CHARS:
+        short = _clip(one_line(new.value), 200)
+    return CHANGED_MARK.format(short)
+
+
+def _knowledge(items: Sequence[MemoryItem], annotate: bool, texts: Mapping[int, str]) -> _Knowledge:
+    """What the engine knows of each user turn (`texts`: each turn's text, by ordinal)."""
     by_id = {it.id: it for it in items}
     k = _Knowledge()
     for it in items:
@@ -219,9 +238,10 @@ def _knowledge(items: Sequence[MemoryItem], annotate: bool) -> _Knowledge:
             note = WITHDRAWN_NOTE
         else:
             succ = _successor(it, by_id)
-            if succ is None:
+            if succ is None or succ.source_ordinal == o:
+                # Gone, or corrected in the same message: its words say what stands.
                 continue
-            note = CHANGED_MARK.format(_clip(one_line(succ.value), 200))
+            note = _change_note(it, succ, texts.get(succ.source_ordinal))
             k.changed_at[it.id] = (succ.source_ordinal, succ.value)
         notes = k.notes.setdefault(o, [])
         if all(n != note for _, n in notes):
@@ -675,7 +695,7 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
     sys_t, tail_t = _tokens(inp.system), _tokens(inp.tail)
     room = inp.budget - sys_t - tail_t
     stale = StaleFilter(inp.items) if inp.items else None
-    k = _knowledge(inp.items, p.annotate)
+    k = _knowledge(inp.items, p.annotate, {t.ordinal: t.text for t in [*inp.history, *inp.tail]})
     notes = _notes(inp.conflict_notes, int(room * p.notes_share), inp.count)
     hist_room = room - notes.tokens
     upto = inp.summary_upto

@@ -106,6 +106,11 @@ def _short_form(new_text: str, old_terms: set[str], old_text: str) -> str:
     return _one_line(best)
 
 
+def changed_clause(old: str, new: str) -> str:
+    """The clause of `new` that says what changed from `old` (see `_short_form`)."""
+    return _short_form(new, set(_terms(old)), old)
+
+
 def _stem(term: str) -> str:
     """Plural and third-person "s" off English words ("tips" ~ "tip")."""
     return term[:-1] if len(term) > 3 and term.endswith("s") and term.isascii() else term

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from policies.assemble.assembly import BackboneAssembler, UserTurnsAssembler
-from policies.assemble.backbone import NOTE_PREFIX, WITHDRAWN_NOTE, BackboneParams
+from policies.assemble.backbone import NOTE_CHARS, NOTE_PREFIX, WITHDRAWN_NOTE, BackboneParams
 from policies.assemble.digest import CUES, digest_assistant
 from policies.memory.staleness import REPLACED_VALUE
 from policies.types import MemoryItem
@@ -404,3 +404,66 @@ def test_an_annotation_whose_value_the_users_words_do_not_say_is_shown_at_once()
     )
     after_first = ctx2.messages[ctx2.messages.index(asked[1]) + 1]
     assert "(later changed: 46 people (40 + 6))" in after_first["content"]
+
+
+@pytest.mark.parametrize(
+    ("old", "revision", "clause", "reason"),
+    [
+        (
+            "about 40 people",
+            "The caterer called back and the old quote had a typo in it; "
+            "we are 46 now, with the photographer and the drivers.",
+            "we are 46 now",
+            "caterer",
+        ),
+        (
+            "一共三十人",
+            "刚才财务那边来电话说名单统计漏了两个部门，人数改成三十六人，车也要换大的。",
+            "人数改成三十六人",
+            "财务",
+        ),
+    ],
+)
+def test_an_annotation_holds_the_clause_with_the_new_value_not_the_whole_statement(
+    old: str, revision: str, clause: str, reason: str
+) -> None:
+    messages = _conversation(revision, "Thanks, that helps.")
+    items = _changed(1, old, 5, revision)
+    ctx = BackboneAssembler().assemble(make_input(messages, 260, items=items, summary_upto=8))
+    note = ctx.messages[ctx.messages.index(messages[1]) + 1]["content"]
+    assert clause in note
+    # The rest of the later statement (why it changed) is not repeated.
+    assert reason not in note
+    assert len(note.splitlines()[0]) <= len(NOTE_PREFIX) + len("(later changed: )") + NOTE_CHARS
+
+
+@pytest.mark.parametrize(
+    ("said", "old", "new"),
+    [
+        ("We need 12 tables, no wait, 14 tables for the dinner.", "12 tables", "14 tables"),
+        ("晚宴要订十二桌，不对，是十四桌。", "十二桌", "是十四桌"),
+    ],
+)
+def test_a_statement_corrected_in_its_own_message_is_not_annotated(
+    said: str, old: str, new: str
+) -> None:
+    messages = _conversation("Any tips for the drive up?", "Sounds good.")
+    messages[1] = user(said)
+    items = _changed(1, old, 1, new)
+    ctx = BackboneAssembler().assemble(make_input(messages, 260, items=items, summary_upto=8))
+    assert messages[1] in ctx.messages
+    # The user's own words already say which value stands.
+    assert all("later changed" not in str(m.get("content")) for m in ctx.messages)
+
+
+def test_a_worked_out_value_is_annotated_whole() -> None:
+    messages = _conversation(
+        "The caterer called back about the quote; add six more people to the headcount.",
+        "Thanks, that helps.",
+    )
+    # The engine's own text: how the new value follows from what the user said.
+    worked_out = 'we are 46 people (40 + 6: "add six more people to the headcount")'
+    items = _changed(1, "about 40 people", 5, worked_out)
+    ctx = BackboneAssembler().assemble(make_input(messages, 260, items=items, summary_upto=8))
+    note = ctx.messages[ctx.messages.index(messages[1]) + 1]["content"]
+    assert f"(later changed: {worked_out})" in note
