@@ -11,11 +11,11 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
 import time
 from collections import OrderedDict
 from typing import Any
 
+from proxy.redaction import redact_text
 from proxy.store.faults import store_fault
 from proxy.store.repo import Store
 
@@ -28,14 +28,6 @@ _EXPECTED_MAX = 10_000
 # later) before it is given up: "recorded when possible".
 _SAVE_TRIES = 3
 CHAT_ROUTE = "/v1/chat/completions"  # the `route` of a record that names none
-_AUTH_RE = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]+")
-
-
-def redact_text(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "[redacted]")
-    return _AUTH_RE.sub(r"\1[redacted]", text)
 
 
 class RequestLog:

@@ -26,6 +26,7 @@ import anyio
 from proxy import demo
 from proxy.config import ModelEntry, Settings
 from proxy.errors import ProxyError
+from proxy.redaction import redact_secrets
 from proxy.routing import Call, RetryPolicy, run_routed
 
 log = logging.getLogger("memproxy.upstream")
@@ -127,13 +128,6 @@ def _strip_provider_fields(value: Any) -> Any:
     if isinstance(value, list):
         return [_strip_provider_fields(v) for v in value]
     return value
-
-
-def redact(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "[redacted]")
-    return text
 
 
 class Upstream:
@@ -542,7 +536,7 @@ class Upstream:
         """501 when litellm itself cannot serve `route` for this provider; otherwise the
         provider's status with its own error object (message, type, param, code)."""
         if _litellm_lacks(exc):
-            detail = redact(str(getattr(exc, "message", None) or exc), self.secrets)
+            detail = redact_secrets(str(getattr(exc, "message", None) or exc), self.secrets)
             return ProxyError(
                 501,
                 f"memproxy cannot serve {route} for this model: litellm has no call for it "
@@ -553,7 +547,8 @@ class Upstream:
         error = self.map_error(exc)
         provided = _provider_error(exc)
         if provided is not None and error.status == getattr(exc, "status_code", None):
-            error.message = redact(str(provided.get("message") or error.message), self.secrets)
+            message = str(provided.get("message") or error.message)
+            error.message = redact_secrets(message, self.secrets)
             error.type = str(provided.get("type") or error.type)
             error.param = provided.get("param")
             error.code = provided.get("code")
@@ -581,7 +576,7 @@ class Upstream:
     def map_error(self, exc: BaseException) -> ProxyError:
         """Keep the provider's status and message; timeouts → 504, unreachable → 502."""
         litellm = self.litellm
-        message = redact(str(getattr(exc, "message", None) or exc), self.secrets)
+        message = redact_secrets(str(getattr(exc, "message", None) or exc), self.secrets)
         headers: dict[str, str] = {}
         response = getattr(exc, "response", None)
         retry_after = None
