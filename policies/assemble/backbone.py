@@ -631,7 +631,7 @@ def _fit_frozen(
             u.user_level, u.assistant_level, u.reason = a, b, why
 
 
-def live_turns_of(units: Sequence[_Unit]) -> list[Turn]:
+def _turns_of(units: Sequence[_Unit]) -> list[Turn]:
     return [t for u in units for t in u.turns()]
 
 
@@ -818,7 +818,7 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
         u.user
         for i, u in enumerate(all_units[:frozen_n])
         if u.user is not None and u.user_level == 2 and i not in cut
-    ] + [t for t in [*live_turns_of(all_units[frozen_n:]), *inp.tail] if t.role == "user"]
+    ] + [t for t in [*_turns_of(all_units[frozen_n:]), *inp.tail] if t.role == "user"]
     verbatim_now = {t.ordinal: " ".join(t.text.split()) for t in shown_users}
     _defer_annotations(all_units, min([frozen_n, *cut]), r, inp.backbone_shown, verbatim_now)
     gone: set[int] = set()

@@ -70,7 +70,7 @@ _PLAN_KINDS = frozenset(
 _WE = Joined("statements", "we")
 
 
-# "X is called Y", "named Y", "Town: Gullhaven": naming a person, place or thing.
+# "X is called Y", "named Y", "Venue: Larchmoor Hall": naming a person, place or thing.
 _NAMING = Joined("statements", "naming")
 
 

@@ -120,8 +120,8 @@ _OWN_PLAN = Joined("statements", "own_plan")
 _SUPPOSED = Joined("statements", "supposition")
 
 
-# A count the question takes as the case: "With 71 students, do we need another
-# section?", "有了80个报名的，场地还够吗？". Not one put up to weigh ("With 100 guests,
+# A count the question takes as the case: "With 38 guests, do we need another
+# table?", "有了80个报名的，场地还够吗？". Not one put up to weigh ("With 100 guests,
 # would the hall be big enough?", "有100个人的话…"): a would/could or a condition.
 _WITH_COUNT = Joined("statements", "given_count")
 
@@ -222,8 +222,8 @@ def _leaned_proposal(
     return Statement(index, text, read_cues(text), values, "preference", 0.75)
 
 
-# A question about what follows from what was just said: "…，这样医学类应该都能报吧？",
-# "…, so she can apply for medicine, right?".
+# A question about what follows from what was just said: "…，这样周末也能送货吧？",
+# "…, so the van can park there, right?".
 _CONSEQUENCE = Joined("statements", "consequence_question")
 
 
