@@ -1,0 +1,141 @@
+"""What a relative change is, and the amounts it can be said in (zh + en).
+
+The number, money, percentage, duration and classifier fragments here are shared:
+the change patterns of `reading` are composed from them, and `held` reads the
+quantities of stored items with the same fragments, so that a change and the value
+it changes are read alike ("两千五", "ninety-five", "$1.5k").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# The number parsing of `policies.language.values` (digits, Chinese numerals, English
+# number words), reused so that both read "两千五" and "ninety-five" alike.
+from policies.language.values import _EN_WORD_NUM, _ZH_NUM, _read_number
+from policies.rulebook import Joined
+
+_DIGITS = r"\d+(?:,\d{3})*(?:\.\d+)?"
+_EN_NUM = rf"(?:{_DIGITS}|{_EN_WORD_NUM}|a couple(?: of)?)"
+_EN_CURRENCY_WORD = r"(?:dollars?|bucks|euros?|pounds?|quid)"
+_EN_MONEY = (
+    rf"[$€£]\s?{_DIGITS}\s?[kK]?\b|{_DIGITS}\s?[kK]\b|{_DIGITS}\s?{_EN_CURRENCY_WORD}\b"
+    rf"|{_EN_WORD_NUM}\s{_EN_CURRENCY_WORD}\b|(?:{_DIGITS}|{_EN_WORD_NUM})\sgrand\b"
+)
+_EN_PERCENT = rf"{_DIGITS}\s?(?:%|percent\b)|{_DIGITS}\s(?:percentage\s)?points?\b"
+_EN_DUR_UNIT = r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?)"
+_EN_DURATION = rf"(?:half an hour|an? {_EN_DUR_UNIT}|{_EN_NUM}[\s-]{_EN_DUR_UNIT})\b"
+_EN_AMOUNT = rf"(?:{_EN_MONEY}|{_EN_PERCENT}|{_EN_DURATION}|{_EN_NUM}\b)"
+
+_ZH_AMT = rf"(?:\d+(?:\.\d+)?[万千]?|{_ZH_NUM}|半)"
+_ZH_DUR_UNIT = r"(?:分钟|个小时|小时|个钟头|钟头|天|日|个星期|星期|礼拜|周|个月)"
+_ZH_MONEY_UNIT = r"(?:块钱|块|元|毛)"
+_ZH_CLASSIFIER = (
+    r"(?:个百分点|个|名|位|箱|件|台|辆|张|桌|人|斤|公斤|千克|次|间|套|份|瓶|盒|单|场|条|只|本|页"
+    r"|道|题|家|层|袋|包|把|棵|株|头|匹|成|%)"
+)
+# Not an amount: "一下", "一点", "一些", "一会儿", "两倍".
+# Nor a rough one: "十几个", "二十多箱", "一块多".
+_ZH_NOT_AMOUNT = r"(?!下|点|些|会|起|遍|倍|直|样|般|共|定|几|多|来|余)"
+
+_ZH_NOT_ROUGH = rf"(?!\s*(?:{_ZH_MONEY_UNIT}|{_ZH_CLASSIFIER})(?:多|来|几|左右))"
+
+# Particles and fillers that end a Chinese counted noun ("再加两个吧").
+_ZH_PARTICLES = Joined("relative", "particles")
+
+# Counted nouns that are talk, not quantities ("two more questions", "one more thing").
+_TALK_NOUNS = frozenset(
+    "thing things question questions point points note notes idea ideas example examples "
+    "detail details comment comments tip tips suggestion suggestions time times reminder "
+    "reminders favour favor favours favors minute second try look word words rule rules change "
+    "changes request requests update updates correction corrections thought thoughts".split()
+)
+_ZH_TALK_NOUNS = ("问题", "事", "点", "句", "下", "遍", "次机会")
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One relative change read from a sentence."""
+
+    sign: int  # +1: more / later; -1: less / earlier
+    amount: float
+    measure: str  # "count" | "money" | "percent" | "points" | "minutes" | "days" | "months"
+    unit: str  # counted noun, currency, or "" when not said
+    amount_text: str
+    sentence: str
+    start: int  # span of the cue in the sentence
+    end: int
+    cls: str = ""  # a Chinese classifier that says what is counted ("箱", "桌"); not 个/名/位
+
+
+def _stem(word: str) -> str:
+    word = word.lower()
+    for suffix in ("ies", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def _currency(text: str) -> str:
+    low = text.lower()
+    for unit, marks in (
+        ("usd", ("$", "dollar", "buck")), ("eur", ("€", "euro")), ("gbp", ("£", "pound", "quid")),
+        ("cny", ("元", "块", "毛", "￥")),
+    ):  # fmt: skip
+        if any(mark in low for mark in marks):
+            return unit
+    return "?"
+
+
+def _number(text: str) -> float | None:
+    """The number an amount says: "$1.5k" 1,500, "两千" 2,000, "half an hour" 0.5, "a week" 1."""
+    low = text.lower().strip()
+    if low.startswith("half") or low.startswith("半"):
+        return 0.5
+    if low.startswith("a couple"):
+        return 2.0
+    if re.match(r"an?\b", low):
+        return 1.0
+    n = _read_number(text, scaled=True)
+    if n is not None and re.search(r"\d\s?千", text):
+        n *= 1000
+    if n is not None and re.search(r"\bgrand\b", low):
+        n *= 1000
+    return n
+
+
+_EN_DURATION_MINUTES = {"minute": 1, "min": 1, "hour": 60, "hr": 60}
+_EN_DURATION_DAYS = {"day": 1, "week": 7}
+_ZH_DURATION = {
+    "分钟": ("minutes", 1), "个小时": ("minutes", 60), "小时": ("minutes", 60),
+    "个钟头": ("minutes", 60), "钟头": ("minutes", 60), "天": ("days", 1), "日": ("days", 1),
+    "个星期": ("days", 7), "星期": ("days", 7), "礼拜": ("days", 7), "周": ("days", 7),
+    "个月": ("months", 1),
+}  # fmt: skip
+
+
+def _en_amount(amount: str, noun: str) -> tuple[float, str, str] | None:
+    """(number, measure, unit) of an English amount and the noun after it."""
+    low = amount.lower()
+    n = _number(amount)
+    if n is None:
+        return None
+    if re.search(_EN_MONEY, amount, re.IGNORECASE) and re.fullmatch(_EN_MONEY, amount, re.I):
+        return n, "money", _currency(amount)
+    if re.search(r"points?$", low):
+        return n, "points", "%"
+    if re.search(r"%|percent", low):
+        return n, "percent", "%"
+    unit = re.search(_EN_DUR_UNIT + "$", low)
+    if unit:
+        word = _stem(unit.group(0)).rstrip("s")
+        if word in _EN_DURATION_MINUTES:
+            return n * _EN_DURATION_MINUTES[word], "minutes", ""
+        if word in _EN_DURATION_DAYS:
+            return n * _EN_DURATION_DAYS[word], "days", ""
+        return n, "months", ""
+    if noun in _TALK_NOUNS:
+        return None
+    # "two more" counts whatever the topic names; "two more guards" counts guards
+    return n, ("count" if noun else "number"), _stem(noun) if noun else ""
