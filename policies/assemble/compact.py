@@ -16,6 +16,9 @@ When the block is short of room, a rule's line goes further down to its core
 (`core_value`): the clauses that state the requirement, without the reasons
 and the story around it. The same care applies: whole clauses only, and a
 value, a name, a negation or a scope word the rule needs always stays.
+
+The word and cue patterns are data (`policies/rules/<lang>/compact.yaml`); what stays
+here reads the shape of text: clause boundaries, digits, quotes, script.
 """
 
 from __future__ import annotations
@@ -27,24 +30,15 @@ from functools import lru_cache
 from policies.language.cues import negated, read_cues, small_talk
 from policies.language.names import ROLE, person_names
 from policies.language.values import extract_values, value_signature
+from policies.rulebook import Joined
 
 # Clause boundaries: zh/en commas, semicolons and sentence ends, and dashes.
 # ASCII marks only before a space: "$1,900" and "3.5" stay whole.
 _BOUNDARY = re.compile(r"(?<=[，；。！？])\s*|(?<=[,;.!?])\s+|\s+(?=—|–|→)|(?<=——)")
-# How a clause that only explains, hedges or chats begins.
 # How a clause that only chats begins: interjections, "by the way", "I mean it",
 # "你记一下". Reasons ("because…", "反正…") are kept: they often name what
 # the decision is about ("反正这套排班轮下来大家都习惯了").
-_FILLER_START = re.compile(
-    r"^(?:(?:and|but|so|also|plus|oh|well),? )?(?:i mean(?: it\b|$)|honestly$|to be honest$|tbh$"
-    r"|frankly$|by the way$|btw$|lol\b|haha|just saying\b|you know$|if that makes sense\b"
-    r"|it'?s (?:kind of|sort of|kinda) (?:our|my|a) thing\b|i (?:got|get) chills\b"
-    r"|fingers crossed\b|no pressure\b|for what it'?s worth\b|as you can imagine\b"
-    r"|(?:just )?so you know$|(?:please )?(?:keep|bear) (?:that|this|it) in mind$|note that down$)"
-    r"|^(?:哈哈+|嘿嘿|说实话|讲真|说真的|你懂的|好吧|行吧|慢慢来|(?:你)?(?:帮我)?(?:记一下|记住|记着|记好)"
-    r"|我记在[^，。]{0,8}了?)[。！!~]*$",
-    re.IGNORECASE,
-)
+_FILLER_START = Joined("compact", "filler_start")
 _PROTECTED = re.compile(
     r"\d|[一二三四五六七八九十百千万两]+(?:[个次位名天周月年岁号点块元分钟小时公斤斤克寸层])"
     r"|[\"“”《》「」→]|(?<!^)(?<![.!?] )\b[A-Z][a-z]+"
@@ -53,11 +47,7 @@ _MIN_CHARS = 20  # a short line is kept whole: nothing worth the risk
 
 
 # A retraction inside the sentence: "订的是8寸的——不对，…是10寸的", "at 10 — no wait, …".
-_RETRACT = re.compile(
-    r"\s*(?:——|—|–|--)\s*(?:不对|不是|错了|说错了|no wait|wait,? no|sorry|actually|i mean)"
-    r"[，,!！.。]?\s*",
-    re.IGNORECASE,
-)
+_RETRACT = Joined("compact", "retraction")
 
 
 @lru_cache(maxsize=8192)
@@ -95,11 +85,7 @@ def _retracted(text: str) -> str:
     return head[: cut + 1] + ("" if head[cut] in "，；。" else " ") + _join(after)
 
 
-_RESTATES = re.compile(
-    r"^(?:so |but )?(?:是|应该是|其实是|而是|改成|换成"
-    r"|it'?s|it is|it was|that'?s|make (?:it|that))",
-    re.IGNORECASE,
-)
+_RESTATES = Joined("compact", "restates")
 
 
 def _restating(clause: str) -> bool:
@@ -112,24 +98,7 @@ def _restating(clause: str) -> bool:
 # value wrong before ("I always flip those two digits", "我老是把中间两位记反", "I
 # misread my notes"). The value itself is in the clauses around it; such a clause
 # holds no requirement, whatever correction or "always" cue it carries.
-_SPEAKER_ASIDE = re.compile(
-    r"^(?:(?:and|but|so|oh|sorry|oops|ugh),? )*(?:"
-    r"(?:just )?(?:a )?(?:quick |friendly |gentle )?remind(?:er|ing you)(?: again)?"
-    r"|(?:just )?to be clear|like i said|as i said(?: before)?"
-    r"|i (?:always |keep |often |sometimes |tend to |must have |must'?ve )?"
-    r"(?:flip|swap|switch|mix|mixed|mixing|confuse|transpose|mistype|misread|misremember"
-    r"|swapped|flipped|misremembered|typed|wrote|got)\w*"
-    r"(?: (?:up|around|wrong|them|it|that|those|these|the|my|two|last|first|middle"
-    r"|earlier|before|again|twice"
-    r"|\w+ digits?|digits?|numbers?|notes?"
-    r"|dates?|order|ones?))*"
-    r"|(?:my )?typo(?: on my part)?|my (?:bad|mistake)"
-    r")$"
-    r"|^(?:我)?(?:再|又|还是)?(?:提醒|强调|重申|啰嗦|唠叨|说)(?:你)?一(?:下|句)$|^还是那句话$"
-    r"|^(?:是)?我(?:老是|总是|总|又|刚才?|经常|一直|每次都|之前)?(?:把[^，。\d]{0,8})?"
-    r"(?:记反|记错|看错|写错|说错|打错|搞混|弄混|搞反|输错|抄错)了?[^，。\d]{0,4}$",
-    re.IGNORECASE,
-)
+_SPEAKER_ASIDE = Joined("compact", "speaker_aside")
 
 
 def _speaker_aside(clause: str) -> bool:
@@ -181,52 +150,19 @@ def _join(parts: list[str]) -> str:
 # A clause that asks for something: a modal, "just…"/"only…", an imperative, "…吧",
 # "直接…就行". Such a clause may be the requirement itself ("just write it as short
 # paragraphs"), so it is kept even when it holds no value.
-_ASKS = re.compile(
-    r"\b(?:just|only|instead|please|let'?s|let us|must|ha(?:ve|s|d) to|needs? to|should|ought to"
-    r"|make sure|plan(?:ning)? to|go(?:ing)? with|stick (?:to|with)|keep|use|want|wants|prefer\w*"
-    r"|would like|'d like"
-    r"|rather|can'?t|cannot|won'?t|nothing|nobody|none|no one|neither|nor|except|unless|always"
-    r"|never|every|each|any|all)\b"
-    # What is preferred, said as a comparison: "you can stop doing tables, plain
-    # lists are easier", "改成线上吧，这样更方便". Next to a switch it names the new way.
-    r"|\b(?:better|easier|simpler|nicer|clearer|cleaner|quicker|cheaper|safer)\b"
-    r"|^(?:(?:and|so|but|then|also|actually|oh|ok|okay|please|just|now),? )*(?:add|avoid|book|bring"
-    r"|bump|call|cancel|cap|change|check|choose|confirm|cut|drop|email|format|get|give|go|hold"
-    r"|include|leave|limit|list|lock|lower|make|mark|mention|move|name|note|order|pick|plan|print"
-    r"|push|put|quote|raise|reduce|remove|replace|reply|reserve|respond|round|schedule|send|set"
-    r"|show|sign|skip|sort|split|start|stop|swap|switch|take|tell|translate|try|write)\b"
-    r"|更(?:好|方便|清楚|简单|省事|合适)|比较好"
-    r"|吧|就行|就好|就可以|即可|直接|改成|改为|换成|改到|放到|定在|定成|控制在|只要|只能|只用|必须|一定"
-    r"|务必|得|请|别|不要|不用|不能|不行|不许|不准|不得|禁止|记得|统一|按|用|要(?!么)|保持|以后|每次|一律"
-    r"|绝对|千万|最好|尽量|优先|希望|只|仅|想(?!到|起|法|必)|打算|计划|准备|先|再|然后|最后|让"
-    r"|也(?:算|包括|要|得|是|一样)|算在|包括|包含|\bincluding\b|\bincluded\b|\bas well\b"
-    # Asking for something added to what is written: "括号里附上每片多少毫克", "末尾注明来源".
-    r"|附上|加上|写上|标上|标注|注明|列出|配上|补上"
-    # Negation, broadly: "不放", "没点头的", "无糖", "isn't".
-    r"|不(?!过|错|少|久|好意思|然|愧)|没|别|无|非|未|勿|莫|n't\b|\bnot?\b",
-    re.IGNORECASE,
-)
+_ASKS = Joined("compact", "asks")
 # Who the user is: "I'm …", "我叫…".
-_SELF = re.compile(r"^(?:i'?m|i am|my name is|this is)\b|我叫|我是|我姓", re.IGNORECASE)
+_SELF = Joined("compact", "self_intro")
 # A clause that modifies the one before it ("…, ever", "…, except on Fridays",
 # "…，包括集体照"): part of that clause's requirement, kept with it.
-_ATTACHED = re.compile(
-    r"^(?:[—–-]\s*)?(?P<joined>(?:and|or|plus|as well as)\b|以及|和|或者|或|及)"
-    r"|^(?:[—–-]\s*)?(?:(?:and|or) )?(?:except|excluding|including|unless|only|even|especially|ever"
-    r"|each|every|per|all|both|either|neither|nor|without|with|for|on|in|at|during|before|after"
-    r"|until|till|by|from|to|within|under|over|no (?:more|less|later|earlier) than)\b"
-    r"|^(?:[—–-]\s*)?(?:除了|除非|包括|不包括|只|仅|尤其|特别是|不管|无论|哪怕|即使|每|都|全部|一律|连|也"
-    r"|最多|最少|至少|不超过|以内|以上|以下|之前|之后|含|不含)",
-    re.IGNORECASE,
-)
+_ATTACHED = Joined("compact", "attached")
+# One that adds an item to a list ("…, and the lawn", "…，以及车库"): read first, it
+# is kept only while short; a long clause after "and" says something of its own.
+_LIST_JOINT = Joined("compact", "list_joint")
 # An opening clause naming what the rest is about ("for the internet, …", "路线的话，…").
-_TOPIC = re.compile(
-    r"^(?:as for|as to|regarding|re|about|for|on|with) (?:the |our |my |your )?\w+"
-    r"|^(?:关于|至于|说到|说回|对于)|(?:的话|这块|这边|那边|方面|这件事|的事)$",
-    re.IGNORECASE,
-)
+_TOPIC = Joined("compact", "topic")
 # A connective that only tied the clause to a reason now left out ("so let's…", "所以…").
-_LEAD = re.compile(r"^(?:(?:and )?so|and then|therefore|hence|所以|因此)[,，]?\s*", re.IGNORECASE)
+_LEAD = Joined("compact", "lead")
 # Clause boundaries of the core: those of `compact_value`, and a colon (what comes
 # before it announces or names the topic: "有个变化跟你说下：…", "Data residency: …").
 _CORE_BOUNDARY = re.compile(rf"{_BOUNDARY.pattern}|(?<=：)\s*|(?<=[^\d\s]:)\s+")
@@ -335,8 +271,9 @@ def _restates_old(body: str, old: tuple[frozenset[str], str]) -> bool:
 
 def _modifies(body: str) -> bool:
     """An adjunct of the clause before it; a list goes on only in short items."""
-    m = _ATTACHED.search(body)
-    return m is not None and (not m.group("joined") or _short(body, 5, 8))
+    if _LIST_JOINT.search(body):
+        return _short(body, 5, 8)
+    return _ATTACHED.search(body) is not None
 
 
 def _short(body: str, words: int = 2, cjk: int = 4) -> bool:
@@ -347,11 +284,7 @@ def _short(body: str, words: int = 2, cjk: int = 4) -> bool:
 
 
 # A clause that opens on a pronoun: what it stands for is in a clause before.
-_PRONOUN_START = re.compile(
-    r"^(?:(?:and|but|so) )?(?:it|they|them|he|she|him|her|these|those|this one|that one)\b"
-    r"|^(?:他|她|它)|^(?:这|那)(?:些|位|家)|^(?:这|那)个(?![月周星礼])",
-    re.IGNORECASE,
-)
+_PRONOUN_START = Joined("compact", "pronoun_start")
 
 
 def _leans_back(body: str) -> bool:
