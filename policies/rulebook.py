@@ -15,7 +15,11 @@ sentences it must and must not match:
 A rule may be a row of a weighted cue table (`table: directive`, `weight: 3`): the
 rows of one weight are joined into one alternation per language, strongest first, and
 run on lower-cased text, so their examples are lower-cased before matching. A
-top-level `fragments:` mapping names pieces that patterns include as `{=name}`.
+top-level `fragments:` mapping names pieces that patterns include as `{=name}`; a
+fragment of another module's file of the same language is `{=module.name}` (the
+number words of `values` in a rule of `relative`: `{=values.word_number}`), and code
+that composes its own pattern from one reads its source with `fragment(module, lang,
+name)`.
 Code that runs one pattern over text of either script, and uses the match itself,
 reads a rule's halves joined into one (`Joined`), in the order the code needs.
 
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -71,25 +76,38 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
     raise ValueError(f"{where}: expected a string or a list of strings")
 
 
-_FRAGMENT = re.compile(r"\{=(\w+)\}")
+_FRAGMENT = re.compile(r"\{=(?:(\w+)\.)?(\w+)\}")
 _KEYS = frozenset(
     {"note", "any", "pattern", "ignore_case", "also", "must", "must_not", "table", "weight"}
 )
 
 
-def _source(entry: dict[str, Any], where: str, fragments: dict[str, str]) -> str:
+def _source(
+    entry: dict[str, Any], where: str, module: str, lang: str, local: dict[str, str]
+) -> str:
+    if not isinstance(entry, dict):
+        raise ValueError(f"{where}: expected a mapping")
     if ("any" in entry) == ("pattern" in entry):
         raise ValueError(f"{where}: give exactly one of `any` and `pattern`")
     if "pattern" in entry:
         source = "".join(_strings(entry["pattern"], where))
     else:
         source = "|".join(_strings(entry["any"], where))
-    return _FRAGMENT.sub(lambda m: fragments[m.group(1)], source)
+
+    def include(m: re.Match[str]) -> str:
+        other, name = m.group(1), m.group(2)
+        if other is None or other == module:
+            if name not in local:
+                raise ValueError(f"{where}: no fragment {name!r} above it in {module}")
+            return local[name]
+        return fragment(other, lang, name)
+
+    return _FRAGMENT.sub(include, source)
 
 
 @cache
-def rules(module: str, lang: str) -> dict[str, Rule]:
-    """Every rule of `module` in `lang`, by name ({} when the file does not exist)."""
+def _file(module: str, lang: str) -> dict[str, Any]:
+    """The raw mapping of one data file ({} when it does not exist)."""
     path = RULES_DIR / lang / f"{module}.yaml"
     if not path.is_file():
         return {}
@@ -98,18 +116,44 @@ def rules(module: str, lang: str) -> dict[str, Rule]:
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping of rule names")
-    fragments: dict[str, str] = {}
-    for name, entry in (data.pop("fragments", None) or {}).items():
-        fragments[str(name)] = _source(entry, f"{path}:fragments.{name}", fragments)
+    return data
+
+
+@cache
+def fragments(module: str, lang: str) -> dict[str, str]:
+    """The named fragments of `module` in `lang`, each with its own includes resolved."""
+    out: dict[str, str] = {}
+    where = RULES_DIR / lang / f"{module}.yaml"
+    for name, entry in (_file(module, lang).get("fragments") or {}).items():
+        out[str(name)] = _source(entry, f"{where}:fragments.{name}", module, lang, out)
+    return out
+
+
+def fragment(module: str, lang: str, name: str) -> str:
+    """The source of one fragment, for a rule of another file or for code that composes
+    a pattern of its own from it (read on first use, like the rules)."""
+    found = fragments(module, lang).get(name)
+    if found is None:
+        raise KeyError(f"{lang}/{module}: no fragment {name!r}")
+    return found
+
+
+@cache
+def rules(module: str, lang: str) -> dict[str, Rule]:
+    """Every rule of `module` in `lang`, by name ({} when the file does not exist)."""
+    path = RULES_DIR / lang / f"{module}.yaml"
+    local = fragments(module, lang)
     raw: dict[str, tuple[str, dict[str, Any]]] = {}
-    for name, entry in data.items():
+    for name, entry in _file(module, lang).items():
+        if name == "fragments":
+            continue
         where = f"{path}:{name}"
         if not isinstance(entry, dict):
             raise ValueError(f"{where}: expected a mapping")
         unknown = set(entry) - _KEYS
         if unknown:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
-        raw[str(name)] = (_source(entry, where, fragments), entry)
+        raw[str(name)] = (_source(entry, where, module, lang, local), entry)
     out: dict[str, Rule] = {}
     for name, (source, entry) in raw.items():
         for other in _strings(entry.get("also"), f"{path}:{name}"):
@@ -218,5 +262,11 @@ class Joined:
     def match(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
         return self.compiled.match(text, pos, endpos)
 
-    def sub(self, repl: str, text: str, count: int = 0) -> str:
+    def sub(self, repl: str | Callable[[re.Match[str]], str], text: str, count: int = 0) -> str:
         return self.compiled.sub(repl, text, count=count)
+
+    def findall(self, text: str) -> list[Any]:
+        return self.compiled.findall(text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.compiled.finditer(text)
