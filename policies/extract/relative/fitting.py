@@ -111,7 +111,7 @@ _ZH_LABEL_END = Joined("relative", "label_end")
 
 def _zh_label(change: Change) -> str:
     """What a Chinese change names right before its cue, as a list's item names its
-    count: "冲的再加两个" → 冲, "保底的减两个" → 保底 ("" when it names nothing)."""
+    count: "红的再加三个" → 红, "备用的减一个" → 备用 ("" when it names nothing)."""
     s = change.sentence
     lo, _ = _clause_span(s, change.start, change.end)
     label = _ZH_LABEL_END.sub("", s[lo : change.start].strip())
@@ -122,7 +122,7 @@ def _zh_label(change: Change) -> str:
 
 
 def _labels_match(change: Change, held: Held) -> bool:
-    """ "冲8个、稳20个、保12个" then "冲的再加两个": the count the change's label names
+    """ "红5个、蓝9个、白3个" then "红的再加三个": the count the change's label names
     right before its number, in that count's own clause."""
     label = _zh_label(change)
     if not label or not held.owner:

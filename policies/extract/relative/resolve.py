@@ -77,14 +77,14 @@ class _Fit:
 
 
 def _in_own_clause(change: Change) -> Change:
-    """The change read within its own clause: "冲的再加两个，保的减两个" holds two."""
+    """The change read within its own clause: "红的再加三个，白的减一个" holds two."""
     lo, hi = _clause_span(change.sentence, change.start, change.end)
     return replace(change, sentence=change.sentence[lo:hi], start=change.start - lo,
                    end=change.end - lo)  # fmt: skip
 
 
 def _several_fits(changes: Sequence[Change], pool: Sequence[MemoryItem]) -> list[_Fit]:
-    """Several changes in one sentence ("冲的再加两个，保的减两个", "two more vans and one
+    """Several changes in one sentence ("红的再加三个，白的减一个", "two more vans and one
     fewer driver"): each, in its own clause, must name the quantity it changes (its
     noun, or the label a listed count carries) and no two may change the same one;
     otherwise none is applied."""
