@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -69,3 +70,56 @@ def test_joined_searches_and_matches_from_a_position_like_a_pattern() -> None:
     assert found is not None
     assert found.group("a") == "3381"
     assert fix.search(text, 0, at) is None
+
+
+@pytest.fixture
+def rules_dir(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A rules directory of our own, read afresh (the loaders cache per file)."""
+
+    def fresh() -> None:
+        for loader in (rulebook._file, rulebook.fragments, rulebook.rules):
+            loader.cache_clear()
+
+    monkeypatch.setattr(rulebook, "RULES_DIR", tmp_path)
+    fresh()
+    yield tmp_path
+    fresh()
+
+
+def _write(root: Any, lang: str, module: str, text: str) -> None:
+    (root / lang).mkdir(exist_ok=True)
+    (root / lang / f"{module}.yaml").write_text(text, encoding="utf-8")
+
+
+def test_a_rule_includes_a_fragment_of_another_modules_file(rules_dir: Any) -> None:
+    _write(
+        rules_dir,
+        "en",
+        "numbers",
+        "fragments:\n  small: {any: ['one', 'two', 'three']}\n"
+        "  counted: {pattern: '(?:{=small}) (?:cups|jars)'}\n",
+    )
+    _write(
+        rules_dir,
+        "en",
+        "orders",
+        "more_of:\n  pattern: '\\b{=numbers.counted} more\\b'\n"
+        "  must: ['Add two jars more.']\n  must_not: ['Add twelve jars more.']\n",
+    )
+    rule = rulebook.rules("orders", "en")["more_of"]
+    assert rule.matches("Add two jars more.")
+    assert not rule.matches("Add twelve jars more.")
+    # code composing its own pattern reads the fragment with its includes resolved
+    assert rulebook.fragment("numbers", "en", "counted") == "(?:one|two|three) (?:cups|jars)"
+
+
+def test_a_missing_fragment_is_named_in_the_error(rules_dir: Any) -> None:
+    _write(rules_dir, "en", "numbers", "fragments:\n  small: {any: ['one']}\n")
+    _write(rules_dir, "en", "orders", "bad:\n  pattern: '{=numbers.large}'\n")
+    _write(rules_dir, "en", "local", "bad:\n  pattern: '{=nowhere}'\n")
+    with pytest.raises(KeyError, match="large"):
+        rulebook.rules("orders", "en")
+    with pytest.raises(ValueError, match="nowhere"):
+        rulebook.rules("local", "en")
+    with pytest.raises(KeyError, match="small2"):
+        rulebook.fragment("numbers", "en", "small2")
