@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from policies.rulebook import Joined
+
 _EN_NUMBERS = {
     "a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
@@ -26,21 +28,12 @@ _ZH_DIGITS = {
     "八": 8, "九": 9,
 }  # fmt: skip
 
-_NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
+# The number words of policies/rules/<lang>/values.yaml (fragments `number` of zh and
+# `word_number` of en), spelled here as well: policies/extract/relative/ composes its own
+# patterns from them at import, and _read_number reads them. tests/unit/test_values_rules.py
+# checks that code and data agree.
 # Chinese numerals as written in amounts: "五十二", "一百五" (150), "两千五", "三万五".
 _ZH_NUM = r"[零一二两三四五六七八九十百][零一二两三四五六七八九十百千万]*"
-# A Chinese amount in a threshold: several characters ("一百五以内"), or one with its
-# unit ("至少三天"); a lone "一" next to a rule word is rarely an amount.
-_ZH_AMOUNT = (
-    r"(?:[零一二两三四五六七八九十百][零一二两三四五六七八九十百千万]+"
-    r"|[一二两三四五六七八九十](?=\s*(?:元|块|欧|美元|[天周年人本页份次桌位晚夜张件]|小时|分钟|公里|公斤)))"
-)
-# 万 ends an amount before words that only qualify it: "2.5万左右", "按三万来做预算".
-_WAN_END = (
-    r"(?=[^\u4e00-\u9fff]|$|左右|上下|出头|来(?![自说])|以内|以下|以上|封顶|的预算|预算"
-    r"|吧|了|就|够|都)"
-)
-_WAN = rf"万{_WAN_END}"
 # "ninety-five", "seventeen": longer words first, so "seventeen" is not read as "seven".
 _EN_BELOW_100 = (
     r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
@@ -108,7 +101,6 @@ _MINUTES_PER = {"minute": 1, "分钟": 1, "hour": 60, "小时": 60}
 # "gigabit fibre"): one measure, in Mbps, so that a new speed revises the old one.
 _DATA_RATE = re.compile(r"\b(?:(?:mbps|gbps|gigabit|megabit)s?|mbit/s|gbit/s|gig)(?![\w/])", re.I)
 _GIGA = re.compile(r"\b(?:gbps|gbit/s|gigabits?|gig)(?![\w/])", re.IGNORECASE)
-_EN_UNIT_ALT = "|".join(sorted(_EN_UNITS, key=len, reverse=True))
 _ZH_UNITS = (
     "个小时|小时|分钟|秒钟|个月|个人|口人|支球队|支队(?![员长友])|个队(?![员长友])|星期|公斤|千卡|大卡|毫升|毫克|公里|ml|mg|"
     "桌|人|位|天|晚|夜|周|年|道|题|页|份|次|遍|岁|斤|克|层|间|张|本|套|件|家|行|字|条|节|课|顿|餐"
@@ -141,28 +133,14 @@ def contact_details(text: str) -> bool:
     return bool(_PHONE.search(text) or re.search(r"[\w.+-]@[\w-]+\.[A-Za-z]", text))
 
 
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+# The value patterns, most specific first; the ones that name words of a language are
+# data (policies/rules/<lang>/values.yaml), read as one regex of both halves in the order
+# given (a comment on each rule names this list). What stays here is shape: codes,
+# handles, links, phone numbers, version triples, bare digits.
+_PATTERNS: list[tuple[str, re.Pattern[str] | Joined]] = [
     # A number named as an identifier by the word before it ("尾号8842",
     # "订单号 20240518", "account ending in 4417", "ticket #5521").
-    (
-        "id",
-        re.compile(
-            r"(?:尾号|卡号|账号|单号|编号|工号|学号|车牌号?|护照号|合同号|订单号|快递单号|流水号|房号"
-            r"|备案号|许可证号|登记号|证书号|回执号|预约号|申请号|准考证号|考生号|税号|发票号|保单号)"
-            r"\s*(?:[:：]|是|为)?\s*(?P<v>[A-Za-z0-9-]{3,})"
-            r"|\b(?:ending in|account (?:no\.?|number)|order (?:no\.?|number)|ref(?:erence)?"
-            r"(?: no\.?| number)?|case|ticket|invoice|policy|booking|confirmation|po)"
-            r"\s*(?:[#:]|is|was)?\s*"
-            r"(?P<w>#?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{4,})\b|(?<![\w#])#\d{3,}\b"
-            # "COLA ID is 24123001000456", "permit number: 88231907", "serial no. 4471-22":
-            # a number its label names as an identifier; a long one, so that "the
-            # number is 1200" stays a count.
-            r"|\b(?:ID|id|[A-Za-z]+ (?:number|no\.?)|serial|tracking|permit|licen[cs]e"
-            r"|registration|code)\s*(?:[#:]|is|was)?\s*"
-            r"(?P<x>(?=[A-Za-z0-9-]*\d)(?:[A-Za-z0-9-]{6,}|[A-Z]+[A-Za-z0-9-]{3,}))\b",
-            re.IGNORECASE,
-        ),
-    ),
+    ("id", Joined("values", "id_label", ("zh", "en"), flags=re.IGNORECASE)),
     # Bounded by non-alphanumerics rather than \b: IDs often sit right
     # against Chinese text ("订单号E12345678").
     (
@@ -179,286 +157,47 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("id", re.compile(r"\b[a-z][a-z0-9_-]{2,}/[a-z][a-z0-9_-]{2,}\b")),
     ("id", _EMAIL_OR_LINK),
     ("id", _PHONE),
-    # A street address ("5821 Alcatraz Ave", "12 Orchard Lane", "文三路478号"): where
-    # something happens, as exact as an ID and replaced only by another address.
-    (
-        "id",
-        re.compile(
-            r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,3}(?:Ave(?:nue)?|St(?:reet)?|Rd|Road|Blvd"
-            r"|Boulevard|Lane|Ln|Drive|Dr|Way|Court|Ct|Place|Pl|Terrace|Crescent|Parkway)\b"
-            # the road's own name: not the district or the verb before it ("住在滨江区…")
-            r"|(?P<v>(?:(?![在于到是的区市县省])[\u4e00-\u9fff]){1,4}(?:路|街|大道|大街)\d{1,5}号)"
-        ),
-    ),
-    # A quoted name or title ("Feature Stores Are a Lie", 《三体》): a value a
-    # rename replaces. Only title-like quotes: several capitalised words or a book title.
-    (
-        "title",
-        re.compile(
-            r'(?<=["“])(?:[A-Z0-9][\w\'’-]*[,:]?(?: (?:[a-z]{1,4} )?)?){2,12}'
-            r'[A-Z0-9(][^"”]{0,60}(?=["”])'
-            r"|《[^》]{1,40}》"
-            r"|(?:(?:题目|标题|名字|名称)[^，。“\"「]{0,4}|题为|叫做?|改成|改为|收窄成|定为|命名为)"
-            r"[是：:为]?\s*[“\"「]"
-            r"(?P<t>[^”\"」]{2,40})[”\"」]"
-        ),
-    ),
+    # A street address ("5821 Alcatraz Ave", "文三路478号"): where something happens, as
+    # exact as an ID and replaced only by another address.
+    ("id", Joined("values", "address", ("en", "zh"), flags=0)),
+    # A quoted name or title ("Feature Stores Are a Lie", 《三体》): a value a rename replaces.
+    ("title", Joined("values", "title", ("en", "zh"), flags=0)),
     ("version", re.compile(r"\bv?\d+\.\d+\.\d+(?:\.\d+)?\b")),
-    (
-        "version",
-        re.compile(
-            r"(?<![A-Za-z])(?:python|node(?:js)?|java|go|ruby|php|rust|ios|android|windows|macos|ubuntu"
-            r"|debian|postgres(?:ql)?|mysql|redis|django|react|vue|angular|spring|kotlin|swift"
-            r"|gcc|clang|cuda|version|release|v)\s*v?\d+(?:\.\d+)?(?![0-9.A-Za-z])"
-            # "sessions can go 4 hours": a verb before a length of time, not Go 4.
-            rf"(?!\s?(?:{_EN_UNIT_ALT})\b)",
-            re.IGNORECASE,
-        ),
-    ),
-    ("version", re.compile(r"(?:版本|版)\s*v?\d+(?:\.\d+)+|v\d+(?:\.\d+)*")),
-    # A threshold: a number with the side it bounds ("300以上", "超过500块", "over $200",
-    # "$21,500 out the door max", "80 words max"). Two thresholds on the same side
-    # compete when they bound the same measure (money, minutes, words...).
-    (
-        "bound",
-        re.compile(
-            r"(?:不超过|超过|高于|低于|不足|大于|小于|不少于|不低于|至少|最多|最长|最少|封顶)"
-            rf"\s*(?:\d[\d,.]*\s*[万千百]?|{_ZH_AMOUNT})(?:元|块钱|块|欧元?|美元|%|{_ZH_UNITS})?"
-            rf"|(?:\d[\d,.]*\s*[万千百]?|{_ZH_AMOUNT})(?:元|块钱|块|欧元?|美元|%|{_ZH_UNITS})?"
-            r"\s*(?:以上|以下|以内|封顶)"
-            r"|\b(?:over|above|under|below|more than|less than|fewer than|at least|at most|up to"
-            r"|no more than|no less than|max(?:imum)?(?: of)?|a max of|capped at"
-            r"|cap (?:it |them )?at)"
-            r"\s+[$€£¥]?\d[\d,.]*\s?[kK]?\b%?"
-            rf"(?:\s?(?:{_EN_UNIT_ALT}|dollars?|euros?|bucks)\b)?"
-            # The bound after the number: "80 words max", "$21,500 out the door max", "20 min tops".
-            rf"|[$€£¥]?\d[\d,.]*\s?[kK]?%?(?:\s?(?:{_EN_UNIT_ALT}|dollars?|euros?|bucks)\b)?"
-            r"(?:\s+(?!and\b|or\b|but\b|then\b)[a-z][a-z-]*){0,3}"
-            r",?\s+(?:max(?:imum)?|tops|at most|or less|or fewer|at the most)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "money",
-        re.compile(
-            rf"[$€£¥￥]\s?{_NUM}\s?(?:[kKmM](?![a-zA-Z])|万|千|亿)?"
-            rf"|\b{_NUM}\s?(?:[kK]\b\s?)?(?:euros?|eur|dollars?|bucks|usd|yen|jpy|rmb|cny|pounds?|gbp"
-            r"|chf)\b"
-            # "fifteen bucks a seat", "twenty dollars"
-            rf"|\b{_EN_WORD_NUM}(?:-| )(?:bucks|dollars|euros|pounds)\b"
-            # "five grand", "10 grand": thousands of the local currency.
-            rf"|\b(?:{_NUM}|{_EN_WORD_NUM})(?:-| )grand\b"
-            rf"|{_NUM}\s?(?:万元|万块|元|块钱|块|美元|欧元|日元|英镑|{_WAN})"
-            rf"|{_ZH_NUM}(?:万元|万块|元|块钱|块|美元|欧元|{_WAN})"
-            rf"|[一二两三四五六七八九十百千]+万[一二三四五六七八九]{_WAN_END}"  # "四万五左右"
-            rf"|\b\d+(?:\.\d+)?[kK]\b(?!\s?(?:run|m\b|km|steps))"
-            # Once the currency is known it is often dropped: "I'll offer him a flat five
-            # hundred for the day", "pay her 300 per shift", "每天给他五百": an amount
-            # right after a payment verb, with nothing it counts after it.
-            r"|\b(?:pay|pays|paying|paid|offer|offers|offering|offered|charge|charges"
-            r"|charging|charged)\s+(?:(?!the\b|first\b|next\b|top\b|last\b|those\b|these\b)"
-            r"[A-Za-z]+\s+){0,2}?(?:a\s+)?(?:flat\s+|fixed\s+)?"
-            rf"(?P<v>{_NUM}|{_EN_WORD_NUM})"
-            r"(?=\s*(?:[,.;!?)](?!\d)|$)"
-            r"|\s+(?:for|a|an|per|each|upfront|total|in total|flat|cash)\b)"
-            r"|(?:付|给|开)(?:他|她|他们|她们|对方)?(?:一天|每天|一小时|每小时|一场|每场)?"
-            rf"(?P<w>{_ZH_NUM}|\d+)(?=一天|每天|一小时|每小时|一场|每场|[，。；！]|$)",
-            re.IGNORECASE,
-        ),
-    ),
-    # An amount per head with its currency left off, as a spending standard is often
-    # said once the currency is known: "人均就六百五", "每人控制在500", "per head is 650".
-    (
-        "money",
-        re.compile(
-            r"(?:人均|每人|每位|每个人|per head|per person)\s?(?:消费|花费|预算|标准|餐标)?"
-            r"(?:就|是|按|定在|控制在|降到|压到|改成|改到|调到|砍到|算)?"
-            r"(?:大概|大约|约)?"
-            rf"(?P<v>{_ZH_NUM}|\d+(?:\.\d+)?)(?=左右|上下|以内|吧|了|的标准|[，。；！？,.;!?](?!\d)|\s*$)"
-            r"|\b(?:per head|per person|a head)(?: is| at| of| to| down to| up to)?"
-            r"(?: about| around)?"
-            rf" (?P<w>{_NUM})(?=\s*(?:[,.;!?)](?!\d)|$|(?:for|and|but|plus|including|now|then"
-            r"|instead)\b))"
-            rf"|(?<![$€£¥￥\d.,])\b(?P<t>{_NUM}) (?:a|per) (?:head|person)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    # A price offered or asked in a negotiation, its currency (and often its 万) left
-    # off: "买家要是给到一百八我就卖", "他开价三百一", "还到280就成交".
-    (
-        "money",
-        re.compile(
-            r"(?:出到|出价到?|开价到?|还价到|还到|给到|报价)(?:了|是)?"
-            rf"(?P<v>{_ZH_NUM}|\d+(?:\.\d+)?)"
-            # Not a share of a split ("报价四成、技术六成").
-            r"(?![\d零一二两三四五六七八九十百千万个人位天年月号点次岁%张份套成])"
-        ),
-    ),
-    (
-        "percent",
-        re.compile(
-            rf"{_NUM}\s?%|百分之{_ZH_NUM}|百分之{_NUM}|\b{_NUM} ?percent\b"
-            # "定金收三成", "首付两成半": tenths paid or taken ("变成", "完成" are not).
-            r"|(?<=[收付交退给占抽留降涨提金款费成到为])[一二两三四五六七八九]成半?(?![功为了员本熟])"
-            # Parts of a split named by what they weigh: "报价四成、技术六成来" (not
-            # "一成不变", "统一成…", "万一成了": those run on into a word).
-            r"|(?<=[\u4e00-\u9fff])[一二两三四五六七八九]成半?(?=[、，,。；;]|来|的|$)"
-            # Shares of a whole split between two parties: "60/40", "fifty-fifty", "六四分".
-            r"|(?<![\d/])(?<!\d\.)\d{1,2}\s?/\s?\d{1,2}(?![\d/]|\.\d)|\bfifty[- ]fifty\b"
-            r"|(?<![点时:：\d])(?:五五|四六|六四|三七|七三|二八|八二)(?:分|开)(?![钟析别类数之期配手])"
-        ),
-    ),
-    (
-        "date",
-        re.compile(
-            # "Saturday the 8th": a day of the month named by its weekday
-            rf"\b{_WEEKDAYS},? (?:the )?\d{{1,2}}(?:st|nd|rd|th)\b(?! (?:of )?{_MONTHS}\b)"
-            rf"|\b\d{{4}}-\d{{2}}-\d{{2}}(?:T[\d:]+Z?)?|\b{_MONTHS}\.? \d{{1,2}}(?:st|nd|rd|th)?\b"
-            rf"|\b\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTHS}\b|\b{_WEEKDAYS}\b"
-            r"|\d{4}年(?:第?[一二三四1-4]季度|\d{1,2}月(?:\d{1,2}[日号])?)"
-            r"|\d{1,2}月\d{1,2}[日号]|\d{1,2}月(?:底|初|中旬|上旬|下旬)?(?![\d份])"
-            r"|(?:下|这|本|上)?(?<![一每])(?:周|星期|礼拜)[一二三四五六日天](?![次回遍])"
-            r"(?:晚上|上午|下午|中午)?"
-            r"|\bQ[1-4]\b|第[一二三四]季度"
-            # "pencil in the 12th for the tasting", "on the 14th.": a day of the month
-            # named alone, after a word that places an event in time. An ordinal that
-            # modifies the noun after it ("the 3rd floor", "on the 2nd option") is none.
-            r"|\b(?:on|by|until|till|before|after|since|from|through|in|to|for)\s+"
-            r"(?P<t>the [1-9]\d?(?:st|nd|rd|th))\b"
-            r"(?=\s*(?:$|[.,;:!?)—–-]|(?:for|at|and|or|instead|then|is|works|would|will"
-            r"|if|so|but|because|please|too|as|around|with|when)\b))",
-            re.IGNORECASE,
-        ),
-    ),
-    # A span of hours ("9 to 5 Eastern", "8am to 8pm", "2点到5点"): opening hours, a
-    # slot. One value, so that "8am to 8pm" replaces "9 to 5" as a whole.
-    (
-        "time",
-        re.compile(
-            r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\s?(?:to|until|till|-|–|—)\s?\d{1,2}(?::\d{2})?\s?(?:am|pm)?\b"
-            r"|\b\d{1,2}(?::\d{2})?\s?(?:to|until|till|-|–)\s?\d{1,2}(?::\d{2})?\s?(?:am|pm)\b"
-            r"|\b\d{1,2}(?::\d{2})?\s?(?:to|-|–)\s?\d{1,2}(?::\d{2})?(?=\s(?:eastern|pacific|central"
-            r"|mountain|et|pt|ct|est|pst|cst|edt|pdt|gmt|utc|cet|local time|on weekdays|daily))"
-            r"|(?:早上|上午|中午|下午|晚上)?\d{1,2}(?::\d{2}|点半?)\s?(?:到|至|-|–|~)\s?"
-            r"(?:早上|上午|中午|下午|晚上)?\d{1,2}(?::\d{2}|点半?)",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "time",
-        re.compile(
-            r"\b\d{1,2}:\d{2}(?:\s?(?:am|pm|utc))?\b|\b\d{1,2}\s?(?:am|pm)\b"
-            r"|(?:(?<=day at )|(?<=starts at )|(?<=start at )|(?<=opens at )|(?<=open at )"
-            r"|(?<=begins at )|(?<=closes at )|(?<=close at ))\d{1,2}\b(?![.,:]\d|\s?%)"
-            r"|(?:早上|上午|中午|下午|晚上|凌晨)(?:\d{1,2}|[一二两三四五六七八九十]{1,3})点(?:半|\d+分)?"
-            r"|\d{1,2}点(?:半|\d+分)?|[两三四五六七八九十]{1,3}点(?:半|\d+分|钟|前|以前|之前|后|左右|到)",
-            re.IGNORECASE,
-        ),
-    ),
-    # A bare hour with a verb of starting or clearing out: "let's start judging at 10",
-    # "we have to be out by 4". Not a count ("start the race at 10 laps"), nor a score.
-    (
-        "time",
-        re.compile(
-            r"\b(?:(?:start|starts|begin|begins|open|opens|close|closes|end|ends|finish"
-            r"|finishes|kick off|kicks off)\s+"
-            r"(?:(?!count|number|bid|bidding|price|score|total|level|rate|ladder)[a-z]+\s+){1,2}at"
-            r"|(?:be|get|are|we're) (?:out|done|finished|cleared out|packed up) by)"
-            r"\s+(?P<t>\d{1,2})\b(?![.,:]\d|\s?%|\s+[a-z]+s\b)",
-            re.IGNORECASE,
-        ),
-    ),
-    # How often something happens ("every other day", "twice a week", "隔天一次",
-    # "每天半片"): a schedule that a revision changes ("改成隔天一次").
-    (
-        "freq",
-        re.compile(
-            r"\bevery (?:other |second |third )?(?:day|week|night|morning|evening|month|weekday"
-            r"|\d+ (?:hours|days|weeks|minutes))\b"
-            r"|\b(?:once|twice|\d+ times|three times|four times)"
-            r" (?:a|per|every) (?:day|week|month|night|year)\b|\b(?:daily|weekly|nightly|hourly"
-            r"|monthly|fortnightly|biweekly)\b"
-            r"|(?:每|隔)(?:隔)?[一两二三四五六七八九十\d]*(?:天|日|周|星期|晚|月|小时)"
-            # "每周3次", and with the activity in between: "每周游泳2次", "每天吃两次".
-            # So is an output per period: "每周发3篇", "一周更五条" (posts, episodes).
-            r"(?:[\u4e00-\u9fff]{0,4}?[一两二三四五六七\d]次"
-            r"|(?:(?![后前内第])[\u4e00-\u9fff]){0,3}?(?:\d+|[一两二三四五六七八九十]{1,3})(?:篇|条|期|集)"
-            r"|半?[片粒勺杯袋包颗支]|\d+(?:ml|毫升|克|mg|毫克))?"
-            r"|(?:一天|一日|一周|一个月)[一两二三四五六七八九十\d]+次"
-            r"|(?:一天|一日|一周|一个月)(?:(?![后前内第])[\u4e00-\u9fff]){0,2}?"
-            r"(?:\d+|[一两二三四五六七八九十]{1,3})"
-            r"(?:篇|条|期|集)|隔天(?:一次)?",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "label",
-        re.compile(
-            r"\d+号(?:桌|房|楼|线|门|位)?|第\d+[桌号排]|\b(?:table|room|gate|seat) \d+\b",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "grade",
-        re.compile(
-            r"(?<![月正腊])(?:初|高)[一二三](?![月日天])|大[一二三四](?=[学生，。的了]|$)"
-            r"|[一二三四五六]年级|\bgrade \d+\b|\b\d+(?:st|nd|rd|th) grade\b",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "qty",
-        re.compile(
-            rf"\b(?:{_NUM}|{_EN_WORD_NUM}|a|one) ?gig\b(?= (?:symmetric|symmetrical|internet"
-            r"|connection|line|plan|down|up|speed|service|broadband|ethernet|wan|fibre|fiber)\b)"
-            rf"|\b(?:{_NUM}|{_EN_WORD_NUM})\s?(?:mbit/s|gbit/s)"
-        ),
-    ),
-    # People counted under another name in Chinese ("64个孩子", "三十名学员", "12位嘉宾"):
-    # a headcount like "64人", as "64 kids" is in English, so that a new count of the
-    # same group revises it whatever the group is called.
-    (
-        "qty",
-        re.compile(
-            # Not an ordinal or a ratio ("第3个学生", "每10个孩子配一个老师").
-            r"(?<![第每\d.零一二两三四五六七八九十百千万])"
-            rf"(?:{_NUM}|(?:{_ZH_NUM}))\s?(?:个|名|位)?(?:多个|多名|多位)?{_ZH_PEOPLE}"
-        ),
-    ),
-    (
-        "qty",
-        re.compile(
-            rf"(?:{_NUM}|{_EN_WORD_NUM})(?:-| )(?:{_EN_UNIT_ALT})\b(?!['’]s\b)"
-            rf"|(?:{_NUM}|(?!一(?:{_ZH_UNITS}))(?:{_ZH_NUM}))\s?(?:{_ZH_UNITS})"
-            rf"|\b(?:{_NUM}) (?:or more |or fewer |or less )?(?:times|runs|items)\b"
-            # A temperature ("78°F", "4 °C", "25℃", "77 degrees"): a setting like any
-            # measured amount, so that a new one revises the old.
-            rf"|-?(?:{_NUM})\s?(?:°\s?[CFcf]\b|[℃℉]"
-            r"|degrees?\b(?: [CF]\b| celsius\b| fahrenheit\b)?)"
-            r"|\d+\s?个(?!月|小时|人)|半(?:片|粒|勺|杯|碗|袋|包|颗|支|瓶)"
-            # "寄养一个月": one month as a length of time (not "每一个月", "下一周", a shift:
-            # "晚一周", "推迟一周", nor a rate: "一个月3000").
-            r"|(?<![每隔下上这本第前头整晚早迟后])一(?:个月|个星期|周)(?![一二两三四五六七八九十\d次内左])"
-            # Any counted plural noun ("four players", "40 features"): the noun is the unit.
-            rf"|\b(?:{_NUM}|{_EN_WORD_NUM}) (?:more |extra |new |other )?(?!{_MONTHS}\b|of\b|or\b"
-            r"|and\b|times\b|years? old\b)[a-z]{3,}s\b",
-            re.IGNORECASE,
-        ),
-    ),
+    ("version", Joined("values", "version_named", ("en",), flags=re.IGNORECASE)),
+    ("version", Joined("values", "version_marked", ("zh",), flags=0)),
+    # A threshold: a number with the side it bounds ("300以上", "over $200", "80 words max").
+    ("bound", Joined("values", "bound", ("zh", "en"), flags=re.IGNORECASE)),
+    ("money", Joined("values", "money", ("en", "zh"), flags=re.IGNORECASE)),
+    # An amount per head with its currency left off ("人均就六百五", "per head is 650").
+    ("money", Joined("values", "per_head", ("zh", "en"), flags=re.IGNORECASE)),
+    # A price offered or asked in a negotiation ("他开价三百一", "还到280就成交").
+    ("money", Joined("values", "asking_price", ("zh",), flags=0)),
+    ("percent", Joined("values", "percent", ("en", "zh"), flags=0)),
+    ("date", Joined("values", "date", ("en", "zh"), flags=re.IGNORECASE)),
+    # A span of hours ("9 to 5 Eastern", "2点到5点"): one value, replaced as a whole.
+    ("time", Joined("values", "hour_span", ("en", "zh"), flags=re.IGNORECASE)),
+    ("time", Joined("values", "clock", ("en", "zh"), flags=re.IGNORECASE)),
+    ("time", Joined("values", "hour_at", ("en",), flags=re.IGNORECASE)),
+    # How often something happens ("every other day", "隔天一次").
+    ("freq", Joined("values", "freq", ("en", "zh"), flags=re.IGNORECASE)),
+    ("label", Joined("values", "label", ("zh", "en"), flags=re.IGNORECASE)),
+    ("grade", Joined("values", "grade", ("zh", "en"), flags=re.IGNORECASE)),
+    ("qty", Joined("values", "gig", ("en",), flags=0)),
+    # People counted under another name ("64个孩子", "12位嘉宾"): a headcount like "64人".
+    ("qty", Joined("values", "people_count", ("zh",), flags=0)),
+    ("qty", Joined("values", "qty", ("zh", "en"), flags=re.IGNORECASE)),
     # Bare numbers: never memorable alone, but comparable ("别超过5000" → "6000",
-    # "名额放到四百吧" after "300人").
+    # "名额放到四百吧" after "300人"). Digits here; Chinese numerals are data. Their
+    # matches never overlap (digits against numerals), so two patterns find what one did.
     (
         "number",
         re.compile(
             # A sentence's own full stop or comma may follow ("RSVPs closed at 98.", "一共98，"),
             # not a decimal, a thousands group or a domain ("98.6", "1,000", "98.com").
             r"(?<![A-Za-z0-9_.,:/-])(?:\d{1,3}(?:,\d{3})+|\d{2,})(?:\.\d+)?(?![A-Za-z0-9_:%/-]|[.,]\w)"
-            r"|(?<![零一二两三四五六七八九十百千万第每])"
-            r"(?:[一二两三四五六七八九十][零一二两三四五六七八九十]*[百千万][零一二两三四五六七八九十百千万]*"
-            r"|[二三四五六七八九]十[一二三四五六七八九]?|十[一二三四五六七八九])"
-            r"(?![零一二两三四五六七八九十百千万分之年月日号点岁倍多])"
         ),
     ),
+    ("number", Joined("values", "bare_number", ("zh",), flags=0)),
 ]
 
 
