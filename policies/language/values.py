@@ -47,11 +47,6 @@ _EN_WORD_NUM = (
     r"(?:(?:a|one|two|three|four|five|six|seven|eight|nine) hundred"
     rf"(?:(?: and)? {_EN_BELOW_100}\b)?|{_EN_BELOW_100})"
 )
-_MONTHS = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
-_WEEKDAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 
 # Units that make a number a countable quantity; the value is normalised to
 # the singular so that "3 nights" and "1 night" compete.
@@ -99,8 +94,8 @@ _DAYS_PER = {
 _MINUTES_PER = {"minute": 1, "分钟": 1, "hour": 60, "小时": 60}
 # A connection speed, however written ("500 Mbps", "1 Gbps", "a gig symmetrical",
 # "gigabit fibre"): one measure, in Mbps, so that a new speed revises the old one.
-_DATA_RATE = re.compile(r"\b(?:(?:mbps|gbps|gigabit|megabit)s?|mbit/s|gbit/s|gig)(?![\w/])", re.I)
-_GIGA = re.compile(r"\b(?:gbps|gbit/s|gigabits?|gig)(?![\w/])", re.IGNORECASE)
+_DATA_RATE = Joined("values", "data_rate", ("en",), flags=re.IGNORECASE)
+_GIGA = Joined("values", "giga", ("en",), flags=re.IGNORECASE)
 _ZH_UNITS = (
     "个小时|小时|分钟|秒钟|个月|个人|口人|支球队|支队(?![员长友])|个队(?![员长友])|星期|公斤|千卡|大卡|毫升|毫克|公里|ml|mg|"
     "桌|人|位|天|晚|夜|周|年|道|题|页|份|次|遍|岁|斤|克|层|间|张|本|套|件|家|行|字|条|节|课|顿|餐"
@@ -201,12 +196,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str] | Joined]] = [
 ]
 
 
-_NUMERIC_HINT = re.compile(
-    rf"\d|[零一二两三四五六七八九十百]|\b{_EN_WORD_NUM}\b|\b{_MONTHS}\b|\b{_WEEKDAYS}\b|\bQ[1-4]\b"
-    r"|[周星礼][期拜]?[一二三四五六日天]|[每隔半]|\b(?:every|daily|weekly|twice|once|nightly|monthly"
-    r"|hourly|fortnightly|biweekly|ending in|ticket|case|invoice|gig)\b|#",
-    re.IGNORECASE,
-)
+# Anything a value pattern could read (a digit, a number word, a month, "every", "#"):
+# only whether one is found counts.
+_NUMERIC_HINT = Joined("values", "numeric_hint", ("en", "zh"), flags=re.IGNORECASE)
 _NON_NUMERIC = frozenset({"id", "title"})
 
 
@@ -353,7 +345,7 @@ def _date_number(text: str) -> float | None:
     return None
 
 
-_DAY_OF_MONTH = re.compile(rf"^(?:{_WEEKDAYS},? )?(?:the )?(\d{{1,2}})(?:st|nd|rd|th)$")
+_DAY_OF_MONTH = Joined("values", "day_of_month", ("en",), flags=0)
 
 
 def _unit(kind: str, text: str) -> str:
@@ -401,9 +393,7 @@ def _unit(kind: str, text: str) -> str:
     return ""
 
 
-_CURRENCY_MARK = re.compile(
-    r"[$€£¥￥]|元|块|欧|美元|\b(?:dollars?|euros?|bucks|usd|eur)\b", re.IGNORECASE
-)
+_CURRENCY_MARK = Joined("values", "currency_mark", ("en", "zh"), flags=re.IGNORECASE)
 CURRENCIES = frozenset({"usd", "eur", "jpy", "gbp", "cny", "?"})
 
 
@@ -480,11 +470,7 @@ def _bound_unit(text: str, before: str, after: str = "") -> str:
 
 
 # People named right before "under 12" / "over 65": the number is their age.
-_AGED = re.compile(
-    r"\b(?:children|child|kids?|people|persons|adults?|seniors|students|teens|teenagers"
-    r"|infants|babies|toddlers|anyone|everyone|guests|visitors|players)\s*$",
-    re.IGNORECASE,
-)
+_AGED = Joined("values", "aged", ("en",), flags=re.IGNORECASE)
 
 
 def _counted_around(text: str, before: str, after: str) -> str:
@@ -559,7 +545,7 @@ def measures_compatible(a: Value, b: Value) -> bool:
     return ma in CURRENCIES and mb in CURRENCIES and "?" in (ma, mb)
 
 
-_RATE = re.compile(r"\b(?:apr|apy|interest|rates?)\b|利率|利息|年化|费率", re.IGNORECASE)
+_RATE = Joined("values", "rate", ("en", "zh"), flags=re.IGNORECASE)
 
 
 def _percent_unit(around: str, raw: str) -> str:
@@ -567,7 +553,7 @@ def _percent_unit(around: str, raw: str) -> str:
     return "rate" if _RATE.search(around) else ""
 
 
-_SPLIT_MARK = re.compile(r"/|fifty|[五四六三七二八][五四六三七二八][分开]", re.IGNORECASE)
+_SPLIT_MARK = Joined("values", "split_mark", ("en", "zh"), flags=re.IGNORECASE)
 _ZH_TENTHS = {"二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8}
 
 
@@ -698,8 +684,8 @@ def value_signature(v: Value) -> str:
 # Amounts written in ten-thousands or thousands ("295万", "$295k"): once the scale is
 # known it is often dropped ("出到两百九", "if they offer 290").
 _SCALED = (
-    (re.compile(r"万"), 10_000.0),
-    (re.compile(r"\d\s?[kK]\b|\bthousand\b|\bgrand\b"), 1_000.0),
+    (Joined("values", "ten_thousand", ("zh",), flags=0), 10_000.0),
+    (Joined("values", "thousand", ("en",), flags=0), 1_000.0),
 )
 
 
