@@ -96,17 +96,6 @@ _MINUTES_PER = {"minute": 1, "分钟": 1, "hour": 60, "小时": 60}
 # "gigabit fibre"): one measure, in Mbps, so that a new speed revises the old one.
 _DATA_RATE = Joined("values", "data_rate", ("en",), flags=re.IGNORECASE)
 _GIGA = Joined("values", "giga", ("en",), flags=re.IGNORECASE)
-_ZH_UNITS = (
-    "个小时|小时|分钟|秒钟|个月|个人|口人|支球队|支队(?![员长友])|个队(?![员长友])|星期|公斤|千卡|大卡|毫升|毫克|公里|ml|mg|"
-    "桌|人|位|天|晚|夜|周|年|道|题|页|份|次|遍|岁|斤|克|层|间|张|本|套|件|家|行|字|条|节|课|顿|餐"
-    "|章|集|寸|词|场|期|批"
-)
-
-# Nouns for the people a plan counts: children, students, guests, staff, players.
-_ZH_PEOPLE = (
-    r"(?:小朋友|孩子|学生|学员|志愿者|队员|选手|球员|员工|同事|客人|宾客|嘉宾|老人|家长"
-    r"|参与者|参赛者|参会者|游客|观众|听众|会员|成员|考生|营员|学徒|新人|新生)"
-)
 
 # Phone numbers ("503-555-0142", "(503) 555-0142", "+44 20 7946 0958", "13817762045"):
 # how to reach someone, as exact as an ID.
@@ -282,28 +271,34 @@ def _read_number(text: str, scaled: bool = False) -> float | None:
     return None
 
 
-_PERIOD_WEEKS = (
-    (r"hour|小时", 1 / 168), (r"day|night|morning|evening|daily|nightly|天|日|晚", 1 / 7),
-    (r"fortnight|biweekly", 2.0), (r"week|星期|周", 1.0), (r"month|月", 30 / 7),
-    (r"year|年", 52.0),
+# The period a frequency counts in, in weeks; the first found wins.
+_PERIOD_WEEKS = tuple(
+    (Joined("values", f"period_{name}", ("en", "zh"), flags=0), weeks)
+    for name, weeks in (
+        ("hour", 1 / 168), ("day", 1 / 7), ("fortnight", 2.0), ("week", 1.0),
+        ("month", 30 / 7), ("year", 52.0),
+    )
 )  # fmt: skip
+_EVERY_SECOND = Joined("values", "every_second", ("en", "zh"), flags=0)
+_COUNT_IN_PERIOD = Joined("values", "count_in_period", ("zh", "en"), flags=0)
+_DOSE = Joined("values", "dose", ("zh",), flags=0)
 
 
 def _per_week(text: str) -> float | None:
     """How often per week a frequency is ("每周3次" → 3, "twice a week" → 2,
     "every other day" → 3.5, "daily" → 7), so that "改成每周4次" revises it."""
     low = text.lower()
-    period = next((w for p, w in _PERIOD_WEEKS if re.search(p, low)), None)
+    period = next((w for p, w in _PERIOD_WEEKS if p.search(low)), None)
     if period is None:
         return None
     every = re.search(r"(?:every|每|隔)\s?(\d+|[一两二三四五六七八九十]+)\s?(?:个)?(?![次\d])", low)
-    if re.search(r"every other|every second|隔(?:一)?(?:天|日|周|晚|月)", low):
+    if _EVERY_SECOND.search(low):
         period *= 2
     elif every and not re.search(r"(?:每|every\s?)(?:\d+|[一两二三四五六七八九十]+)次", low):
         n = _read_number(every.group(1))
         period *= n or 1
     count = 1.0
-    m = re.search(r"(\d+|[一两二三四五六七八九十]+)\s?(?:次|篇|条|期|集)|(\d+) times", low)
+    m = _COUNT_IN_PERIOD.search(low)
     if m:
         count = _read_number(m.group(1) or m.group(2)) or 1.0
     elif "twice" in low:
@@ -312,7 +307,7 @@ def _per_week(text: str) -> float | None:
         count = 3.0
     elif "four times" in low:
         count = 4.0
-    elif re.search(r"半?[片粒勺杯袋包颗支]|ml|毫升|克|mg|毫克", low):
+    elif _DOSE.search(low):
         return None  # a dose per period, not a count
     return round(count / period, 3)
 
@@ -322,15 +317,17 @@ _MONTH_INDEX = {m: i for i, m in enumerate(
 )}  # fmt: skip
 
 
+_ZH_MONTH_DAY = Joined("values", "month_day", ("zh",), flags=0)
+_EN_MONTH_DAY = Joined("values", "month_day", ("en",), flags=0)
+
+
 def _date_number(text: str) -> float | None:
     """Day of year (roughly) for a month-and-day date, so that revisions prefer a nearby date."""
     low = text.lower()
-    m = re.search(r"(\d{1,2})月(\d{1,2})[日号]", low)
+    m = _ZH_MONTH_DAY.search(low)
     if m:
         return float(int(m.group(1)) * 31 + int(m.group(2)))
-    m = re.search(
-        r"\b([a-z]{3})[a-z]*\.? (\d{1,2})\b|\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?([a-z]{3})", low
-    )
+    m = _EN_MONTH_DAY.search(low)
     if m:
         month = _MONTH_INDEX.get(m.group(1) or m.group(4) or "")
         day = m.group(2) or m.group(3)
@@ -348,6 +345,12 @@ def _date_number(text: str) -> float | None:
 _DAY_OF_MONTH = Joined("values", "day_of_month", ("en",), flags=0)
 
 
+_TEMPERATURE = Joined("values", "temperature", ("en",), flags=0)
+_PEOPLE_END = Joined("values", "people_end", ("zh",), flags=0)
+_UNIT_END = Joined("values", "unit_end", ("zh",), flags=0)
+_LABEL_KIND = Joined("values", "label_kind", ("zh", "en"), flags=0)
+
+
 def _unit(kind: str, text: str) -> str:
     low = text.lower()
     if kind == "date" and _DAY_OF_MONTH.search(low):
@@ -355,13 +358,13 @@ def _unit(kind: str, text: str) -> str:
     if kind == "qty":
         if _DATA_RATE.search(low):
             return "mbps"
-        if re.search(r"°|℃|℉|degree", low):
+        if _TEMPERATURE.search(low):
             return "°"
-        if re.search(rf"{_ZH_PEOPLE}$", text):
+        if _PEOPLE_END.search(text):
             return "人"
         if text.endswith("个"):
             return "个"
-        m = re.search(rf"(?:{_ZH_UNITS})$", text)
+        m = _UNIT_END.search(text)
         if m:
             # "8场" and "十期" both count a series' sessions.
             # "16支队" and "十四个队" both count teams.
@@ -388,13 +391,16 @@ def _unit(kind: str, text: str) -> str:
         m = re.match(r"[a-z]+", low)
         return m.group(0) if m and m.group(0) not in ("v", "version", "release") else ""
     if kind == "label":
-        m = re.search(r"号(?:桌|房|楼|线|门|位)?|[桌排]|table|room|gate|seat", low)
+        m = _LABEL_KIND.search(low)
         return m.group(0) if m else ""
     return ""
 
 
 _CURRENCY_MARK = Joined("values", "currency_mark", ("en", "zh"), flags=re.IGNORECASE)
 CURRENCIES = frozenset({"usd", "eur", "jpy", "gbp", "cny", "?"})
+
+
+_SHIFT_AFTER = Joined("values", "shift_after", ("en",), flags=re.IGNORECASE)
 
 
 def _as_duration(
@@ -412,7 +418,7 @@ def _as_duration(
     prefix = f"{side}:" if side else ""
     if after.startswith("岁") or before in ("第", "这", "那", "近", "晚", "早", "迟", "后", "前"):
         return unit, number
-    if re.match(r"\s(?:later|earlier|sooner|before|after|ahead|ago|behind)\b", after, re.I):
+    if _SHIFT_AFTER.match(after):
         return unit, number
     if measure in ("year", "年") and (number >= 100 or "月" in raw):
         return unit, number
@@ -421,6 +427,9 @@ def _as_duration(
     if measure in _MINUTES_PER:
         return f"{prefix}minute", number * _MINUTES_PER[measure]
     return unit, number
+
+
+_UNIT_START = Joined("values", "unit_start", ("zh",), flags=0)
 
 
 def _bound_measure(text: str) -> str:
@@ -434,7 +443,7 @@ def _bound_measure(text: str) -> str:
     if m is None:
         return ""
     tail = text[m.end() :]
-    zh = re.match(rf"(?:{_ZH_UNITS})", tail)
+    zh = _UNIT_START.match(tail)
     if zh:
         return _unit("qty", "1" + zh.group(0))
     word = re.match(r"([a-z]+)", tail.lower())
@@ -445,23 +454,26 @@ def _bound_measure(text: str) -> str:
     return ""
 
 
+# The side a threshold bounds, by its words (lower-cased), read in this order.
+_NOT_ABOVE = Joined("values", "bound_not_above", ("zh", "en"), flags=0)
+_AT_LEAST = Joined("values", "bound_at_least", ("zh", "en"), flags=0)
+_BELOW = Joined("values", "bound_below", ("zh", "en"), flags=0)
+_NEGATED_BEFORE = Joined("values", "negated_before", ("zh", "en"), flags=0)
+
+
 def _bound_unit(text: str, before: str, after: str = "") -> str:
     """Side ("below" / "above") and measure of a threshold, as "below:usd".
 
     "don't want to go over $18,000" bounds from below like "at most $18,000".
     """
     low = text.lower()
-    if re.search(r"不超过|不高于|不大于|no more than", low):
+    if _NOT_ABOVE.search(low):
         side = "below"
-    elif re.search(r"不少于|不低于|不小于|no less than|at least|至少", low):
+    elif _AT_LEAST.search(low):
         side = "above"
-    elif re.search(
-        r"低于|不足|小于|最多|最长|封顶|以下|以内|\b(?:under|below|less than|fewer than|at most"
-        r"|up to|max|maximum|tops|or less|or fewer|capped|cap)\b",
-        low,
-    ):
+    elif _BELOW.search(low):
         side = "below"
-    elif re.search(r"(?:不|别|n't\b|\bnot\b|\bnever\b)[^,，。.;；]{0,16}$", before.lower()):
+    elif _NEGATED_BEFORE.search(before.lower()):
         side = "below"  # "never go over 2 hours", "别超过"
     else:
         side = "above"
@@ -473,10 +485,13 @@ def _bound_unit(text: str, before: str, after: str = "") -> str:
 _AGED = Joined("values", "aged", ("en",), flags=re.IGNORECASE)
 
 
+_AGE_SIDE = Joined("values", "age_side", ("en",), flags=re.IGNORECASE)
+
+
 def _counted_around(text: str, before: str, after: str) -> str:
     """What a cap with no unit of its own bounds, from the words around it: "children
     under 12" is an age, no price or head count."""
-    if _AGED.search(before) and re.match(r"(?i)(?:under|over|above|below)\b", text):
+    if _AGED.search(before) and _AGE_SIDE.match(text):
         return "age"
     return _counted_word(after)
 
@@ -496,14 +511,14 @@ _NOT_COUNTED = frozenset(
     " those so if when as".split()
 )
 # A Chinese measure word after the number ("不超过5辆", "最多3只"); "个" counts anything.
-_ZH_COUNTERS = "辆|只|台|棵|盆|匹|头|架|部|把|升|箱|瓶|杯|双|条|本|张|件|间|套|家"
+_COUNTER = Joined("values", "counter", ("zh",), flags=0)
 
 
 def _counted_word(after: str) -> str:
     """What a cap counts when its unit is a free word after the number: "no more than
     4 fish" caps fish, "at most 3 bikes" caps bikes, "不超过5辆" caps 辆. Without it a
     cap of one thing would read as a cap of anything, and replace a cap of another."""
-    zh = re.match(rf"\s*({_ZH_COUNTERS})", after)
+    zh = _COUNTER.match(after)
     if zh:
         return zh.group(1)
     for word in re.findall(r"[A-Za-z][A-Za-z'-]*|[^\sA-Za-z]", after)[:3]:
