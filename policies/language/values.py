@@ -6,6 +6,11 @@ replaces (a new `450元` replaces an old `600元`, not an old `18桌`). Each
 value has a `kind` (money, percent, date, time, qty, label, grade, version,
 id), a `unit` that must match for two values to compete, and a number when
 one can be read, so that revisions can prefer a nearby old value.
+
+The patterns that name words of a language (units, currencies, number words, labels,
+cue words) are data (`policies/rules/<lang>/values.yaml`, read on first use); what
+stays here reads the shape of text (codes, handles, links, phone numbers, digits) and
+the word tables that map a word to its unit or number.
 """
 
 from __future__ import annotations
