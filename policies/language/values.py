@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
-from policies.rulebook import Joined
+from policies.rulebook import Joined, fragment
 
 _EN_NUMBERS = {
     "a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -33,25 +33,10 @@ _ZH_DIGITS = {
     "八": 8, "九": 9,
 }  # fmt: skip
 
-# The number words of policies/rules/<lang>/values.yaml (fragments `number` of zh and
-# `word_number` of en), spelled here as well: policies/extract/relative/ composes its own
-# patterns from them at import, and _read_number reads them. tests/unit/test_values_rules.py
-# checks that code and data agree.
-# Chinese numerals as written in amounts: "五十二", "一百五" (150), "两千五", "三万五".
-_ZH_NUM = r"[零一二两三四五六七八九十百][零一二两三四五六七八九十百千万]*"
-# "ninety-five", "seventeen": longer words first, so "seventeen" is not read as "seven".
-_EN_BELOW_100 = (
-    r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
-    r"(?:-(?:one|two|three|four|five|six|seven|eight|nine))?"
-    r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
-    r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-)
-# "a hundred and fifty", "four hundred and twenty": hundreds first, so that "a hundred
-# and fifty keys" is 150 keys, not 50.
-_EN_WORD_NUM = (
-    r"(?:(?:a|one|two|three|four|five|six|seven|eight|nine) hundred"
-    rf"(?:(?: and)? {_EN_BELOW_100}\b)?|{_EN_BELOW_100})"
-)
+# The number words are data: policies/rules/<lang>/values.yaml's fragments `number` (zh)
+# and `word_number` (en), which policies/extract/relative/'s rules include too.
+_ZH_NUMERAL = Joined("values", "numeral", ("zh",), flags=0)
+_EN_NUMBER_WORD = Joined("values", "number_word", ("en",), flags=re.IGNORECASE)
 
 # Units that make a number a countable quantity; the value is normalised to
 # the singular so that "3 nights" and "1 night" compete.
@@ -267,10 +252,10 @@ def _read_number(text: str, scaled: bool = False) -> float | None:
         elif scaled and re.match(r"m\b", tail):
             n *= 1_000_000
         return n
-    m = re.search(_ZH_NUM, text)
+    m = _ZH_NUMERAL.search(text)
     if m:
         return _zh_number(m.group(0))  # "三百二十万" is 3,200,000, like "320万"
-    word = re.search(rf"\b{_EN_WORD_NUM}\b", text, re.IGNORECASE)
+    word = _EN_NUMBER_WORD.search(text)
     if word:
         return _en_number(word.group(0))
     return None
@@ -437,6 +422,14 @@ def _as_duration(
 _UNIT_START = Joined("values", "unit_start", ("zh",), flags=0)
 
 
+@cache
+def _scaled_number() -> re.Pattern[str]:
+    """A number and its scale (万/千/百 or k): digits or the Chinese numerals of the data
+    (one group of both scripts, so code; compiled on first use)."""
+    zh = fragment("values", "zh", "number")
+    return re.compile(rf"(?:\d[\d,.]*|{zh})\s*(?:[万千百]|[kK](?![a-zA-Z]))?\s*")
+
+
 def _bound_measure(text: str) -> str:
     """What a threshold bounds: a currency, "%", or the counted unit ("minute", "字")."""
     if _CURRENCY_MARK.search(text):
@@ -444,7 +437,7 @@ def _bound_measure(text: str) -> str:
     if "%" in text:
         return "%"
     # "k" is a thousand only as a word's end: "3 kids" is no 3,000 "ids".
-    m = re.search(rf"(?:\d[\d,.]*|{_ZH_NUM})\s*(?:[万千百]|[kK](?![a-zA-Z]))?\s*", text)
+    m = _scaled_number().search(text)
     if m is None:
         return ""
     tail = text[m.end() :]

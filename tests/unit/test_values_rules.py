@@ -1,9 +1,10 @@
 """values.py's patterns that name words are data (policies/rules/<lang>/values.yaml);
 what the code still spells of them must agree with the data.
 
-policies/extract/relative/ composes patterns from values.py's number words at import,
-and values.py normalises the English unit words (`_EN_UNITS`), so those are spelled in
-both places; these tests fail when one side changes without the other.
+The number words are only data: values.py and policies/extract/relative/ read them from
+values.yaml's fragments. values.py normalises the English unit words (`_EN_UNITS`), so
+those are spelled in both places; the unit test fails when one side changes without the
+other.
 """
 
 from __future__ import annotations
@@ -11,12 +12,20 @@ from __future__ import annotations
 import re
 
 from policies.language import values
-from policies.rulebook import fragment
+from policies.rulebook import fragment, rules
 
 
-def test_number_words_agree_with_the_data() -> None:
-    assert fragment("values", "en", "word_number") == values._EN_WORD_NUM
-    assert fragment("values", "zh", "number") == values._ZH_NUM
+def test_number_words_are_only_data() -> None:
+    for name in ("_EN_WORD_NUM", "_EN_BELOW_100", "_ZH_NUM"):
+        assert not hasattr(values, name)
+    assert values._read_number("about forty-two") == 42
+    assert values._read_number("大约三百二十") == 320
+
+
+def test_relative_rules_include_the_number_words() -> None:
+    en, zh = rules("relative", "en"), rules("relative", "zh")
+    assert fragment("values", "en", "word_number") in en["counted_words"].source
+    assert fragment("values", "zh", "number") in zh["counted_classifier"].source
 
 
 def test_unit_words_are_the_normalised_units_longest_first() -> None:

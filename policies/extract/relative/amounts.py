@@ -1,9 +1,10 @@
 """What a relative change is, and the amounts it can be said in (zh + en).
 
-The number, money, percentage, duration and classifier fragments here are shared:
-the change patterns of `reading` are composed from them, and `held` reads the
-quantities of stored items with the same fragments, so that a change and the value
-it changes are read alike ("两千五", "ninety-five", "$1.5k").
+The number, money, percentage, duration and classifier fragments are shared data
+(policies/rules/<lang>/relative.yaml, on values.yaml's number words): the change
+patterns of `reading` are composed from them, and `held` reads the quantities of
+stored items with the same fragments, so that a change and the value it changes are
+read alike ("两千五", "ninety-five", "$1.5k").
 """
 
 from __future__ import annotations
@@ -12,34 +13,15 @@ import re
 from dataclasses import dataclass
 
 # The number parsing of `policies.language.values` (digits, Chinese numerals, English
-# number words), reused so that both read "两千五" and "ninety-five" alike.
-from policies.language.values import _EN_WORD_NUM, _ZH_NUM, _read_number
+# number words), reused so that both read "两千五" and "ninety-five" alike. The amount
+# fragments (money, percent, duration, classifier) are data: policies/rules/<lang>/relative.yaml,
+# composed from values.yaml's number words.
+from policies.language.values import _read_number
 from policies.rulebook import Joined
 
-_DIGITS = r"\d+(?:,\d{3})*(?:\.\d+)?"
-_EN_NUM = rf"(?:{_DIGITS}|{_EN_WORD_NUM}|a couple(?: of)?)"
-_EN_CURRENCY_WORD = r"(?:dollars?|bucks|euros?|pounds?|quid)"
-_EN_MONEY = (
-    rf"[$€£]\s?{_DIGITS}\s?[kK]?\b|{_DIGITS}\s?[kK]\b|{_DIGITS}\s?{_EN_CURRENCY_WORD}\b"
-    rf"|{_EN_WORD_NUM}\s{_EN_CURRENCY_WORD}\b|(?:{_DIGITS}|{_EN_WORD_NUM})\sgrand\b"
-)
-_EN_PERCENT = rf"{_DIGITS}\s?(?:%|percent\b)|{_DIGITS}\s(?:percentage\s)?points?\b"
-_EN_DUR_UNIT = r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?)"
-_EN_DURATION = rf"(?:half an hour|an? {_EN_DUR_UNIT}|{_EN_NUM}[\s-]{_EN_DUR_UNIT})\b"
-_EN_AMOUNT = rf"(?:{_EN_MONEY}|{_EN_PERCENT}|{_EN_DURATION}|{_EN_NUM}\b)"
-
-_ZH_AMT = rf"(?:\d+(?:\.\d+)?[万千]?|{_ZH_NUM}|半)"
-_ZH_DUR_UNIT = r"(?:分钟|个小时|小时|个钟头|钟头|天|日|个星期|星期|礼拜|周|个月)"
-_ZH_MONEY_UNIT = r"(?:块钱|块|元|毛)"
-_ZH_CLASSIFIER = (
-    r"(?:个百分点|个|名|位|箱|件|台|辆|张|桌|人|斤|公斤|千克|次|间|套|份|瓶|盒|单|场|条|只|本|页"
-    r"|道|题|家|层|袋|包|把|棵|株|头|匹|成|%)"
-)
-# Not an amount: "一下", "一点", "一些", "一会儿", "两倍".
-# Nor a rough one: "十几个", "二十多箱", "一块多".
-_ZH_NOT_AMOUNT = r"(?!下|点|些|会|起|遍|倍|直|样|般|共|定|几|多|来|余)"
-
-_ZH_NOT_ROUGH = rf"(?!\s*(?:{_ZH_MONEY_UNIT}|{_ZH_CLASSIFIER})(?:多|来|几|左右))"
+# Is an English amount money ("$300", "two grand"), and does it end in a unit of time.
+_EN_MONEY = Joined("relative", "money_amount")
+_EN_DUR_UNIT_END = Joined("relative", "duration_unit_end")
 
 # Particles and fillers that end a Chinese counted noun ("再加两个吧").
 _ZH_PARTICLES = Joined("relative", "particles")
@@ -121,13 +103,13 @@ def _en_amount(amount: str, noun: str) -> tuple[float, str, str] | None:
     n = _number(amount)
     if n is None:
         return None
-    if re.search(_EN_MONEY, amount, re.IGNORECASE) and re.fullmatch(_EN_MONEY, amount, re.I):
+    if _EN_MONEY.search(amount) and _EN_MONEY.compiled.fullmatch(amount):
         return n, "money", _currency(amount)
     if re.search(r"points?$", low):
         return n, "points", "%"
     if re.search(r"%|percent", low):
         return n, "percent", "%"
-    unit = re.search(_EN_DUR_UNIT + "$", low)
+    unit = _EN_DUR_UNIT_END.search(low)
     if unit:
         word = _stem(unit.group(0)).rstrip("s")
         if word in _EN_DURATION_MINUTES:

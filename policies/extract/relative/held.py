@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from policies.extract.relative.amounts import _DIGITS, _ZH_CLASSIFIER, _currency, _number
+from policies.extract.relative.amounts import _currency, _number
 from policies.extract.relative.clauses import _own
 from policies.extract.relative.dates import _parse_date
-from policies.language.values import _EN_WORD_NUM, _ZH_NUM, extract_values
+from policies.language.values import extract_values
 from policies.rulebook import Joined
 
 
@@ -32,16 +32,11 @@ class Held:
     owner: str = ""  # the text it was read from (a count's label may come before it)
 
 
-_EN_COUNT = re.compile(
-    rf"(?<![\w.,$€£¥/-])(?P<n>{_DIGITS}|{_EN_WORD_NUM})(?:\s+|-)(?P<w>(?:[a-z][a-z-]*[\s,]+){{0,3}}"
-    r"[a-z][a-z-]*)",
-    re.IGNORECASE,
-)
-_ZH_COUNT = re.compile(
-    rf"(?P<n>\d+(?:\.\d+)?|{_ZH_NUM})\s*(?P<c>{_ZH_CLASSIFIER})"
-    # "一个月", "两个小时": lengths of time, not counts of things
-    r"(?!月|小时|星期|钟头|礼拜)(?P<w>[\u4e00-\u9fff]{0,4})"
-)
+# A count and the words after it (groups n, w; zh also c, its classifier), composed
+# in policies/rules/<lang>/relative.yaml from values.yaml's number words. "一个月",
+# "两个小时" are lengths of time, not counts of things.
+_EN_COUNT = Joined("relative", "counted_words")
+_ZH_COUNT = Joined("relative", "counted_classifier")
 # Not a settled amount: a rough range ("四五个人", "two or three"), or how it used to be.
 _ROUGH = Joined("relative", "rough_range")
 _PAST = Joined("relative", "used_to_be")

@@ -11,16 +11,8 @@ from __future__ import annotations
 import re
 
 from policies.extract.relative.amounts import (
-    _EN_AMOUNT,
-    _EN_DUR_UNIT,
-    _EN_DURATION,
-    _ZH_AMT,
-    _ZH_CLASSIFIER,
-    _ZH_DUR_UNIT,
+    _EN_DUR_UNIT_END,
     _ZH_DURATION,
-    _ZH_MONEY_UNIT,
-    _ZH_NOT_AMOUNT,
-    _ZH_NOT_ROUGH,
     _ZH_PARTICLES,
     _ZH_TALK_NOUNS,
     Change,
@@ -31,55 +23,25 @@ from policies.extract.relative.amounts import (
 from policies.language.cues import is_question, read_cues
 from policies.rulebook import Joined
 
-_EN_NOUN = r"(?:\s+(?:more\s+|extra\s+|additional\s+)?(?P<noun>[a-z][a-z-]+))?"
 # Words after an amount that are not the counted noun ("two more than I said").
 _NOT_NOUN = frozenset(
     "to than for on in at of please and or but so because this that per each if then now too "
     "as by from with into onto off it them is are was be more extra additional later earlier "
     "sooner back forward out up down instead total overall altogether".split()
 )
+# The change patterns (policies/rules/en/relative.yaml): group amt is the amount,
+# noun what it counts.
 _EN_INCREASE = [
-    # "add twelve cases", "add another $300 to the budget", "add an extra guard"
-    re.compile(
-        rf"\b(?:add|adding|tack on|throw in)\s+(?:(?:another|an? extra|an additional)\s+)?"
-        rf"(?P<amt>{_EN_AMOUNT}){_EN_NOUN}",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        r"\b(?:add|adding)\s+(?P<amt>another|an? extra|an additional)\s+(?P<noun>[a-z][a-z-]+)",
-        re.IGNORECASE,
-    ),
-    # "another $300", "another two cases", "an extra 2 days"
-    re.compile(
-        rf"\b(?:another|an extra|an additional)\s+(?P<amt>{_EN_AMOUNT}){_EN_NOUN}", re.IGNORECASE
-    ),
-    # "two more", "$300 more", "12 extra cases"
-    re.compile(
-        rf"(?<!\bno )(?<!\bany )\b(?P<amt>{_EN_AMOUNT})\s+(?:more|extra|additional)\b{_EN_NOUN}",
-        re.IGNORECASE,
-    ),
-    # "raise the budget by $300", "bump it up by two", "up by 10%"
-    re.compile(
-        r"\b(?:raise|increase|bump|boost|lift|grow|extend|expand|up)\b[^.;!?]{0,30}?"
-        rf"\bby\s+(?P<amt>{_EN_AMOUNT}){_EN_NOUN}",
-        re.IGNORECASE,
-    ),
+    Joined("relative", "add_amount"),  # "add twelve cases", "add another $300"
+    Joined("relative", "add_extra"),  # "add an extra guard"
+    Joined("relative", "another_amount"),  # "another $300", "an extra 2 days"
+    Joined("relative", "amount_more"),  # "two more", "$300 more", "12 extra cases"
+    Joined("relative", "raised_by"),  # "raise the budget by $300", "up by 10%"
 ]
 _EN_DECREASE = [
-    # "one fewer guard", "$200 less"
-    re.compile(rf"\b(?P<amt>{_EN_AMOUNT})\s+(?:fewer|less)\b{_EN_NOUN}", re.IGNORECASE),
-    # "cut it by 10%", "reduce the budget by $200", "down by two"
-    re.compile(
-        r"\b(?:cut|reduce|lower|drop|trim|decrease|shrink|slash|down)\b[^.;!?]{0,30}?"
-        rf"\bby\s+(?P<amt>{_EN_AMOUNT}){_EN_NOUN}",
-        re.IGNORECASE,
-    ),
-    # "cut two guards", "knock $200 off", "take 5 cases off"
-    re.compile(
-        r"\b(?:cut|remove|drop|subtract|knock|shave|take|trim)\s+(?:off\s+)?"
-        rf"(?P<amt>{_EN_AMOUNT}){_EN_NOUN}",
-        re.IGNORECASE,
-    ),
+    Joined("relative", "amount_fewer"),  # "one fewer guard", "$200 less"
+    Joined("relative", "lowered_by"),  # "cut it by 10%", "down by two"
+    Joined("relative", "cut_amount"),  # "cut two guards", "knock $200 off"
 ]
 # A shift in time needs a verb that moves something ("push it back a week",
 # "slide the whole thing two hours later"), said now, not told as a story.
@@ -87,31 +49,11 @@ _EN_MOVE = Joined("relative", "moving_verb")
 _EN_LATER = Joined("relative", "shift_later")
 _EN_EARLIER = Joined("relative", "shift_earlier")
 
-_ZH_NOUN = r"(?P<noun>[\u4e00-\u9fff]{0,4})"
-_ZH_INCREASE = re.compile(
-    r"(?:(?<![参附叠])再加上?|(?<![参附叠增追])加上?|增加|追加|添|涨|提高|上调|再来|多加|多订|多买|多招|多请"
-    r"|多要|多给|多放|(?<![不差很许最至好太更])多(?!少))了?"
-    rf"(?P<amt>{_ZH_AMT}){_ZH_NOT_AMOUNT}{_ZH_NOT_ROUGH}\s*(?P<cls>{_ZH_MONEY_UNIT}|{_ZH_CLASSIFIER})?"
-    rf"{_ZH_NOUN}"
-)
-_ZH_DECREASE = re.compile(
-    r"(?:减少|减掉|减去|(?<![增加])减|砍掉|砍|降低|下调|降|便宜|去掉|少订|少买|少招|少要|少给|少放"
-    r"|(?<![至最多不很太减缺])少)了?"
-    rf"(?P<amt>{_ZH_AMT}){_ZH_NOT_AMOUNT}{_ZH_NOT_ROUGH}\s*(?P<cls>{_ZH_MONEY_UNIT}|{_ZH_CLASSIFIER})?"
-    rf"{_ZH_NOUN}"
-)
-_ZH_LATER = re.compile(
-    r"(?:推迟|往后推|往后挪|往后延|往后移|延后|推后|顺延|延迟|挪后|(?<![早傍今昨明前每])晚)了?"
-    rf"(?P<amt>{_ZH_AMT}|一个半)\s*(?P<cls>{_ZH_DUR_UNIT})"
-)
-_ZH_EARLIER = re.compile(
-    r"(?:提前|往前挪|往前推|往前移|提早|(?<![提最很太稍])早)了?"
-    rf"(?P<amt>{_ZH_AMT}|一个半)\s*(?P<cls>{_ZH_DUR_UNIT})"
-    # "提前两天告诉我": how far ahead to do something, not a shift of a plan.
-    r"(?!告诉|通知|提醒|说|联系|到|来|去|准备|预订|订|买|出发|走|下单|报名|交|发|打电话"
-    # "提前24小时以上取消": a notice period, not a shift
-    r"|以上|以内|之内|内|前|以前|之前|取消|退|预约|确认)"
-)
+# policies/rules/zh/relative.yaml: groups amt, cls (classifier or unit) and noun.
+_ZH_INCREASE = Joined("relative", "increase")
+_ZH_DECREASE = Joined("relative", "decrease")
+_ZH_LATER = Joined("relative", "later_by")
+_ZH_EARLIER = Joined("relative", "earlier_by")
 
 # A change that is not (yet) made: a question, a condition, a refusal.
 _NOT_DECIDED = Joined("relative", "not_decided")
@@ -161,7 +103,7 @@ def _en_change(sentence: str, m: re.Match[str], sign: int) -> Change | None:
         return None
     if _REFUSED.search(sentence[: m.start()]):
         return None
-    unit = re.search(_EN_DUR_UNIT + "$", amount.lower())
+    unit = _EN_DUR_UNIT_END.search(amount.lower())
     if unit:
         # "add an hour to each session": a length counted in hours, like "3 nights";
         # "cut an hour ago" is a story, and shifts are read with their moving verb.
@@ -176,7 +118,7 @@ def _en_change(sentence: str, m: re.Match[str], sign: int) -> Change | None:
     return Change(sign, number, measure, unit_name, amount, sentence, m.start(), m.end())
 
 
-_EN_SHIFT_AMOUNT = re.compile(_EN_DURATION, re.IGNORECASE)
+_EN_SHIFT_AMOUNT = Joined("relative", "shift_amount")
 
 
 def _en_shift(sentence: str) -> Change | None:

@@ -17,7 +17,6 @@ from policies.extract.relative.dates import _shift_date
 from policies.extract.relative.held import Held, _values
 from policies.language.cues import read_cues
 from policies.language.text import terms
-from policies.language.values import _EN_WORD_NUM, _ZH_NUM
 from policies.rulebook import Joined
 from policies.types import MemoryItem
 
@@ -46,9 +45,9 @@ def _new_amount(change: Change, held: Held) -> float | None:
     return round(new, 2)
 
 
-_NUM_IN = re.compile(
-    rf"\d+(?:,\d{{3}})*(?:\.\d+)?(?:\s?[kK万千](?![a-zA-Z]))?|{_ZH_NUM}|\b{_EN_WORD_NUM}\b", re.I
-)
+# The number of a held quantity: digits (with k, 万 or 千) or Chinese numerals, then
+# English number words, ignoring case (number_in of both files).
+_NUM_IN = Joined.of("relative", ("zh", "number_in"), ("en", "number_in"), flags=re.IGNORECASE)
 
 
 def _restate_amount(held: Held, new: float) -> str | None:
@@ -120,11 +119,7 @@ def _derived(item: MemoryItem, held: Held, new_text: str, derivation: str, chang
 
 
 # A limit with its number in words ("teams of up to four") is a value of its own.
-_WORDED_BOUND = re.compile(
-    rf"\b(?:up to|at most|at least|no more than|no fewer than|max(?:imum)?(?: of)?"
-    rf"|min(?:imum)?(?: of)?)\s+(?:{_EN_WORD_NUM})\b",
-    re.IGNORECASE,
-)
+_WORDED_BOUND = Joined("relative", "worded_bound")
 
 
 def _rest(item: MemoryItem, held: Held) -> str | None:
