@@ -16,12 +16,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from policies import rulebook
 from policies.language.idioms import mask_idioms
 
-_I = re.IGNORECASE
 # The speaker fixes something they said ("sorry, I meant…", "是我记错了"): always
 # worth keeping, and it replaces what it corrects. Choices made or leaned towards
 # ("we're going with X", "还是让她上公立小学"): a later one replaces an earlier one.
@@ -176,32 +175,35 @@ STANDING = Lexicon.named("cues", "standing")
 ACCEPTED = Lexicon.named("cues", "accepted")
 AGREEMENT = Lexicon.named("cues", "agreement")
 
-CONFIRM = re.compile(
-    r"^(?:yes|yep|yeah|yup|sure|ok(?:ay)?|correct|right|exactly|perfect|great|good|sounds good"
-    r"|that'?s right|agreed|deal|do it|go ahead|let'?s do (?:it|that)|works for me|fine|confirmed"
-    r"|looks good|lgtm|that works|cool|nice|好|好的|好嘞|行|可以|对|对的|是的|是|没错|就这么办"
-    r"|就这样|就按这个来|就这么定了?|同意|嗯+|没问题|可以的|就它了)(?:[\s,.!~。！，、]+(?:thanks?"
-    r"|thank you|please|go ahead|do it|that works|sounds good|perfect|great|谢谢|就这么办|就这样"
-    r"|没问题|可以|好的))*"
-    r"[\s.!~。！，]*$",
-    _I,
-)
-REJECT = re.compile(
-    r"^(?:no\b|nope\b|not really\b|keep (?:it|the old|the original)|let'?s keep\b|不是|不对|不行|"
-    r"还是按原来|保持原样|还是原来的|先不改|不[，,。!！]|不要改)",
-    _I,
-)
 
-QUESTION_START = re.compile(
-    r"^(?:what|how|why|when|where|which|who|whose|should|shall|can|could|would|will|is|are|am"
-    r"|do|does|did|was|were|has|have)\b",
-    _I,
-)
-QUESTION_ZH = re.compile(
-    r"[吗么呢]$|什么|怎么|为什么|哪(?:个|些|里|儿|家|种)|多少|几(?:个|点|天|号|种)|是否|要不要|"
-    r"能不能|会不会|是不是|有没有|好不好|对不对|可不可以|行不行|值不值|够不够|如何|咋"
-    r"|([\u4e00-\u9fff])不\1(?![\u4e00-\u9fff]{0,2}[了的])"
-)
+class _Confirm:
+    """A reply that only confirms ("yes, thanks", "好的，谢谢"): the confirm words of both
+    files (fragments confirm_head, confirm_tail of policies/rules/<lang>/cues.yaml) in one
+    frame, English first, since a reply may mix scripts ("好的 thanks"); compiled on first
+    use. The rules `confirm` of each file hold the examples."""
+
+    __slots__ = ()
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        return _confirm()
+
+    def match(self, text: str) -> re.Match[str] | None:
+        return _confirm().match(text)
+
+
+@cache
+def _confirm() -> re.Pattern[str]:
+    head = "|".join(rulebook.fragment("cues", lang, "confirm_head") for lang in ("en", "zh"))
+    tail = "|".join(rulebook.fragment("cues", lang, "confirm_tail") for lang in ("en", "zh"))
+    return re.compile(rf"^(?:{head})(?:[\s,.!~。！，、]+(?:{tail}))*[\s.!~。！，]*$", re.IGNORECASE)
+
+
+CONFIRM = _Confirm()
+REJECT = rulebook.Joined("cues", "reject", flags=re.IGNORECASE)
+
+QUESTION_START = rulebook.Joined("cues", "question_start", ("en",), flags=re.IGNORECASE)
+QUESTION_ZH = rulebook.Joined("cues", "question_words", ("zh",), flags=0)
 
 # Going back to what was there before a change ("actually, back to the
 # original plan", "算了，还是按原来的来吧").
@@ -218,22 +220,11 @@ LIST_HEADER = Lexicon.named("cues", "list_header")
 # "Give me the complete list of everything we settled", "把所有要求完整列一遍": a
 # request to recap memory. It and its qualifiers ("only what's current", "以最新
 # 的为准，改过的别列了") are about the answer, not new requirements or revocations.
-_RECAP_EN = re.compile(
-    r"\b(?:list|summary|summari[sz]e|recap|rundown|round-?up|overview|brief|bible|checklist"
-    r"|write-?up|cheat ?sheet|run ?through|go over|(?:give|tell) (?:me|us) (?:the|all) rules)\b",
-    re.IGNORECASE,
-)
-_RECAP_ALL_EN = re.compile(
-    r"\b(?:complete|full|final|entire|whole|everything|all (?:the|of|our|my)|every (?:rule|term"
-    r"|requirement|constraint)|as (?:it|they) stands?|(?:we(?:'ve)?|we have) (?:agreed|settled"
-    r"|decided|landed)|current)\b",
-    re.IGNORECASE,
-)
-_RECAP_ZH = re.compile(
-    r"(?:完整|全部|所有|最终|整体)[^。！？]{0,40}(?:列|整理|总结|汇总|梳理|清单)"
-)
+_RECAP_EN = rulebook.Joined("cues", "recap_list", ("en",), flags=re.IGNORECASE)
+_RECAP_ALL_EN = rulebook.Joined("cues", "recap_whole", ("en",), flags=re.IGNORECASE)
+_RECAP_ZH = rulebook.Joined("cues", "recap_whole_list", ("zh",), flags=0)
 # Not "你给我的所有报价和对比都用列表": what you give me, a rule about every answer.
-_RECAP_ASK_ZH = re.compile(r"帮我(?!的)|给我(?!的)|你把|麻烦你|请你|你(?:再)?(?:列|整理|总结)")
+_RECAP_ASK_ZH = rulebook.Joined("cues", "recap_asked", ("zh",), flags=0)
 
 
 def recap_request(text: str) -> bool:
@@ -246,16 +237,7 @@ def recap_request(text: str) -> bool:
 
 CONTINUATION = Lexicon.named("cues", "continuation")
 
-FILLER = re.compile(
-    r"^(?:(?:oh|and|also|so|btw|by the way|anyway|plus|ok(?:ay)?|alright|well|yes|yeah|yep|right"
-    r"|good|great|perfect|nice|cool|sure|fine|thanks|thank you|ha(?:ha)*|hi|hey|hello|morning"
-    r"|one more thing|oh and btw|ah|hmm+|um+|uh|ooh|ugh|oops|wait|whoa|aha|lol)"
-    r"(?:[,!.:;]\s*|\s+(?=and |also |so |btw |by the way|one more))"
-    r"|(?:oh|and|also|so|btw|plus)\s+)+"
-    r"|^(?:(?:你好|您好|老师你好|老师好|好的|好|嗯+|行|可以|对了|另外|还有|还有个事|还有一点|还有就是|此外"
-    r"|然后|那|哎呀|哎|唉|哇|天哪|天啊|哈哈+|是的|对|OK|ok)[，,。！!：:\s]+)+",
-    _I,
-)
+FILLER = rulebook.Joined("cues", "filler", flags=re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,23 +279,12 @@ def _strength(table: Table, text: str) -> int:
 
 # A clause saying what the speaker fears might happen names a change nobody decides:
 # "别选靠过道的座位，怕半夜被吵醒", "book early in case they move it to Friday".
-_FEARED = re.compile(
-    r"(?<![恐哪])(?:怕|担心|害怕|生怕|以免|免得|省得)[^，。；,;！？!?]*"
-    r"|\b(?:in case|for fear|afraid|worried|lest)\b[^,.;!?]*"
-)
+_FEARED = rulebook.Joined("cues", "feared", ("zh", "en"), flags=0)
 # "Now" opening a new topic ("Now, the hotel:", "Now a boring but important thing:",
 # "现在说说住宿") moves the talk on; it says nothing changed. Only a verbless lead-in
 # ended by a comma, colon or dash counts: "Now it's 3 nights" and "Now the budget is
 # $500" still mark a change.
-_TOPIC_NOW = re.compile(
-    r"(?:^|(?<=[.!?]\s))\W*now\b,?\s+"
-    r"(?!(?:[\w'’$-]+\s+){0,5}?(?:is|are|was|were|be|been|it'?s|we'?re|i'?m|they'?re|that'?s"
-    r"|there'?s|have|has|had|need|needs|want|wants|can|could|will|would|should|must|let'?s"
-    r"|make|makes|go|goes|going|get|gets|got|do|does|did|costs?|takes?|stays?|moves?"
-    r"|[\w'’]+ed|[\w]+n['’]t)\b)"
-    r"(?:[^\s,:;—–.!?]+\s+){0,5}[^\s,:;—–.!?]+\s*[,:;—–]"
-    r"|现在(?=(?:来|再|先)?(?:说说|说一下|聊聊|聊一下|讲讲|讲一下|看看|看一下|轮到))",
-)
+_TOPIC_NOW = rulebook.Joined("cues", "topic_now", flags=0)
 
 
 # "My friend asked if…", "小杨问我能不能…": a question, only reported.
@@ -388,10 +359,7 @@ def _reported(text: str) -> bool:
     return not FIRST_PERSON.search(_DECLINING.sub("", text))
 
 
-_DECLINING = re.compile(
-    r"[^，。；,;]*(?:我|我们)(?:也)?(?:不打算|没打算|不想|不会)(?:去)?(?:强求|勉强|管|跟进|照办)[^，。；,;]*"
-    r"|[^，。；,;]*(?:跟|和|与)(?:我|我们)(?:没关系|无关)[^，。；,;]*"
-)
+_DECLINING = rulebook.Joined("cues", "declining", ("zh",), flags=0)
 
 
 _QUOTED = re.compile(
@@ -410,11 +378,8 @@ def _mask_quotes(text: str) -> str:
 
 
 # "她担心以后没有红包了", "他每次都迟到": someone else's habits or worries.
-_THIRD_PERSON_HABIT = re.compile(
-    r"(?:^|[，,。；])[^，,。；我你]{0,6}(?:他|她|它|他们|她们)[^，,。；我你]{0,8}"
-    r"(?:以后|今后|往后|每次|每回|一直|每[条个封篇])"
-)
-_HABIT_WORDS = re.compile(r"以后|今后|往后|每次|每回|每[条个封篇]")
+_THIRD_PERSON_HABIT = rulebook.Joined("cues", "third_person_habit", ("zh",), flags=0)
+_HABIT_WORDS = rulebook.Joined("cues", "habit_words", ("zh",), flags=0)
 
 
 @lru_cache(maxsize=4096)
@@ -449,21 +414,9 @@ def read_cues(text: str) -> Cues:
     )
 
 
-_CONTRAST_EN = re.compile(
-    r"\b(?:not|no more|instead of|rather than|isn'?t|wasn'?t|no longer"
-    r"|forget(?: about)?(?= (?:the |my |our |that )?[$€£]?\d))"
-    r" (?:the |a |an |my |our |that |those |these |on |in |at )?"
-    r"(?!sure\b|really\b|much\b|only\b|just\b|even\b|that\b|too\b|quite\b|yet\b|ours\b|mine\b|a\b"
-    r"|going\b|working\b|the\b)"
-    r"([A-Za-z0-9$€£][\w'$€£-]*(?:[.,]\d+)*(?: (?!and\b|or\b|but\b|so\b)[A-Za-z0-9][\w'-]*)?)",
-    re.IGNORECASE,
-)
-_CONTRAST_ZH = re.compile(
-    r"(?:不是|而不是|不用|不要|别再?)([^，。；,;、！!？?]{1,8}?)(?:了|[，,。；]|而是|是(?!不是))"
-    r"|(?:之前说的|原来的|刚才说的|以前的)([^，。；,]{1,8}?)(?:是|不对|不是|记错|错了)"
-    r"|([\d.]+[^\d\s，。；,]{0,3})是(?:去年|之前|以前|上次|原来)的"
-)
-_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.IGNORECASE)
+_CONTRAST_EN = rulebook.Joined("cues", "contrast", ("en",), flags=re.IGNORECASE)
+_CONTRAST_ZH = rulebook.Joined("cues", "contrast", ("zh",), flags=0)
+_ORDINAL = rulebook.Joined("cues", "ordinal", ("en",), flags=re.IGNORECASE)
 
 
 def contrast_terms(text: str) -> tuple[str, ...]:
@@ -495,11 +448,7 @@ def strip_filler(text: str) -> str:
     return out or text.strip()
 
 
-_NEGATED = re.compile(
-    r"\b(?:no|not|never|don'?t|do not|without|avoid|stop)\b"
-    r"|不要|别|不能|禁止|不用|不再|没有|不吃|不准",
-    _I,
-)
+_NEGATED = rulebook.Joined("cues", "negated", flags=re.IGNORECASE)
 
 
 def negated(text: str) -> bool:
@@ -513,16 +462,7 @@ def negated(text: str) -> bool:
 # like fun", "太棒了"). A sentence is small talk when it makes one of these
 # moves and, once the move's own words and any name it addresses are set aside,
 # at most one content word is left ("It must have been special at your wedding").
-_SOCIAL_EN = re.compile(
-    r"\b(?:hey|hi|hiya|hello|yo|howdy|good (?:morning|afternoon|evening|night)|long time no"
-    r" (?:see|chat|talk)|bye|goodbye|see (?:you|ya)|talk soon|take care|cheers|thanks|thank you"
-    r"|thx|ty|appreciate|congrat\w*|agree[ds]?|totally|absolutely|exactly|indeed|glad|happy for"
-    r"|proud of|sorry to hear|wow|whoa|woo+hoo+|yay|aww+|oh+|ooh+|omg|haha+|lol|hah|ugh|phew"
-    r"|sounds?|looks?|seems?|must(?:'ve| have) been|must have|can'?t wait|no worries"
-    r"|you'?re welcome|my pleasure|same here|me too|so do i|great to (?:hear|see|chat|talk)"
-    r"|nice to (?:hear|see|chat|talk|meet))\b",
-    re.IGNORECASE,
-)
+_SOCIAL_EN = rulebook.Joined("cues", "social", ("en",), flags=re.IGNORECASE)
 # Words of the moves above and of the reactions they come with: set aside
 # before counting what is left.
 _SOCIAL_WORDS = frozenset(
@@ -538,16 +478,8 @@ _SOCIAL_WORDS = frozenset(
     dear buddy friend guys man wish luck best again back meet know news thing things
     moment experience glad day tell said woohoo hope enjoy wanted say""".split()
 )
-_SOCIAL_ZH = re.compile(
-    r"哈哈+|嘿嘿|你好|您好|嗨|早上好|晚上好|好久不见|回头聊|拜拜|再见|谢谢|多谢|感谢|辛苦了|不客气"
-    r"|恭喜|太棒了?|真棒|好棒|厉害|不错|真好|太好了|好的|加油|同意|没错|确实|是啊|对啊|听起来"
-    r"|哇+|天哪|天啊|羡慕|开心"
-)
-_VOCATIVE = re.compile(
-    r"(?:^|[,，]\s*|\b(?i:hey|hi|hello|thanks|thank you|yo|dear|bye|wow|woo+hoo+|yay|aww+|oh"
-    r"|congrats)[,!]?\s+)"
-    r"([A-Z][a-z]+)(?=\s*(?:[,!.?~…]|$))"
-)
+_SOCIAL_ZH = rulebook.Joined("cues", "social", ("zh",), flags=0)
+_VOCATIVE = rulebook.Joined("cues", "vocative", ("en",), flags=0)
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _ZH_CHAR = re.compile(r"[\u3400-\u9fff]")
 
