@@ -42,3 +42,28 @@ def test_compiled_on_first_use_only() -> None:
     pattern = Joined("statements", "no_such_rule")
     with pytest.raises(KeyError):
         pattern.search("anything")
+
+
+def test_confirm_is_both_files_words_in_the_frame_of_the_rules() -> None:
+    from policies.language.cues import CONFIRM
+    from policies.rulebook import fragment
+
+    def words(name: str) -> tuple[str, str]:
+        return fragment("cues", "en", name), fragment("cues", "zh", name)
+
+    (head_en, head_zh), (tail_en, tail_zh) = words("confirm_head"), words("confirm_tail")
+    mixed = CONFIRM.compiled.pattern
+    one_file = {
+        "en": mixed.replace(f"{head_en}|{head_zh}", head_en).replace(
+            f"{tail_en}|{tail_zh}", tail_en
+        ),
+        "zh": mixed.replace(f"{head_en}|{head_zh}", head_zh).replace(
+            f"{tail_en}|{tail_zh}", tail_zh
+        ),
+    }
+    for lang, source in one_file.items():
+        assert rules("cues", lang)["confirm"].source == source
+    assert CONFIRM.compiled.flags & re.IGNORECASE
+    assert CONFIRM.match("好的 thanks!")
+    assert CONFIRM.match("OK，谢谢")
+    assert not CONFIRM.match("好的 but later")
