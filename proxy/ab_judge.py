@@ -146,7 +146,7 @@ def estimate_text(upstream: Upstream, judge_model: str, pairs: Sequence[Pair]) -
     counter = TokenCounter("cl100k_base")
     prompt = sum(format_tokens(counter, _messages(p)) for p in pairs)
     completion = ASSUMED_PAIR_VERDICT_TOKENS * len(pairs)
-    cost = bill(upstream.prices(judge_model), Tokens(prompt, completion))
+    cost = bill(upstream.pricing.prices(judge_model), Tokens(prompt, completion))
     money = f"≈ ${cost:.4f}" if cost is not None else "no price known for this model"
     return (
         f"{len(pairs)} judge calls to {judge_model}: about {prompt} input and {completion} "
@@ -158,7 +158,7 @@ def estimate_text(upstream: Upstream, judge_model: str, pairs: Sequence[Pair]) -
 def bill_arms(upstream: Upstream, pairs: Sequence[Pair]) -> dict[str, Any]:
     """Tokens and money of both arms, over every pair, at the recorded model's prices."""
     out: dict[str, Any] = {}
-    prices = {model: upstream.prices(model) for model in {p.model for p in pairs}}
+    prices = {model: upstream.pricing.prices(model) for model in {p.model for p in pairs}}
     for arm in ARMS:
         tokens, cost, unpriced = Tokens(), 0.0, 0
         for p in pairs:
@@ -174,7 +174,7 @@ def bill_arms(upstream: Upstream, pairs: Sequence[Pair]) -> dict[str, Any]:
 async def judge_pairs(upstream: Upstream, judge_model: str, pairs: Sequence[Pair]) -> list[Any]:
     """One verdict row per pair (verdicts mapped back from A/B to the arms)."""
     call = upstream_judge(upstream, judge_model)
-    prices = upstream.prices(judge_model)
+    prices = upstream.pricing.prices(judge_model)
     rows = []
     for pair in pairs:
         judged = await judge(call, _messages(pair), PairVerdict)

@@ -92,7 +92,7 @@ def usage_tokens(usage: Mapping[str, Any] | None) -> Tokens:
 
 
 def bill(prices: Mapping[str, float] | None, tokens: Tokens) -> float | None:
-    """Money for `tokens` at per-token `prices` (`Upstream.prices`); None: no price."""
+    """Money for `tokens` at per-token `prices` (`proxy.pricing.Pricing.prices`); None: no price."""
     if prices is None:
         return None
     fresh = max(0, tokens.prompt - tokens.cached - tokens.cache_write)

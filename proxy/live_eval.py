@@ -215,7 +215,7 @@ async def score_arm(
         "stale": score.stale,
         "judge": None,
         "tokens": tokens.as_dict(),
-        "cost": bill(upstream.prices(opts.model), tokens),
+        "cost": bill(upstream.pricing.prices(opts.model), tokens),
         "judge_tokens": None,
         "judge_cost": None,
         "raw_tokens": got.raw_tokens,
@@ -239,7 +239,7 @@ async def score_arm(
                 verdicts[check["id"]] = judged.parsed.model_dump()
         row["judge"] = verdicts
         row["judge_tokens"] = spent.as_dict()
-        row["judge_cost"] = bill(upstream.prices(opts.judge), spent)
+        row["judge_cost"] = bill(upstream.pricing.prices(opts.judge), spent)
     return row
 
 

@@ -185,11 +185,11 @@ def estimate(
             f"(output assumed {ASSUMED_ANSWER_TOKENS} tokens an answer; --max-tokens bounds it)"
         )
     est.cost = bill(
-        upstream.prices(options.model), Tokens(est.prompt_tokens, est.completion_tokens)
+        upstream.pricing.prices(options.model), Tokens(est.prompt_tokens, est.completion_tokens)
     )
     if options.judge:
         est.judge_cost = bill(
-            upstream.prices(options.judge),
+            upstream.pricing.prices(options.judge),
             Tokens(est.judge_prompt_tokens, est.judge_completion_tokens),
         )
     memory = upstream.settings.memory

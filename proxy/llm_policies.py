@@ -38,7 +38,7 @@ def make_completion(upstream: Upstream, settings: Settings) -> Complete:
             text=str(message.get("content") or ""),
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
             completion_tokens=int(usage.get("completion_tokens") or 0),
-            cost=upstream.cost(completion.response_obj),
+            cost=upstream.pricing.cost(completion.response_obj),
         )
 
     return complete

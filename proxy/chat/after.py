@@ -140,10 +140,10 @@ async def finish(p: Pipeline, plan: RequestPlan, outcome: Outcome) -> None:
         await p.longterm.embed_job(job, calls)
     if outcome.cost is None and outcome.cost_source is not None:
         # litellm's cost lookup takes ~1 ms: done here, not before responding.
-        outcome.cost = p.upstream.cost(outcome.cost_source)
+        outcome.cost = p.upstream.pricing.cost(outcome.cost_source)
         outcome.cost_source = None
     if outcome.cost is None and outcome.cost_usage is not None:
-        outcome.cost = p.upstream.usage_cost(*outcome.cost_usage)
+        outcome.cost = p.upstream.pricing.usage_cost(*outcome.cost_usage)
     compare = outcome.extra.pop("compare_task", None)
     if compare is not None:
         outcome.extra["compare"] = await compare
@@ -296,7 +296,7 @@ def _cache_bill(p: Pipeline, plan: RequestPlan, outcome: Outcome) -> dict[str, A
         rule = p.cache_rule(name)
     except ProxyError:
         name, rule = plan.target.model_name, p.cache_rule(plan.target.model_name)
-    return bill(usage, rule, prices_from(p.upstream.price_info(name), rule))
+    return bill(usage, rule, prices_from(p.upstream.pricing.price_info(name), rule))
 
 
 def _record(

@@ -24,7 +24,7 @@ from proxy.errors import ProxyError
 from proxy.lifecycle import SessionLayers
 from proxy.sessions import Resolution
 from proxy.tokens import TokenCounter
-from proxy.upstream import Target
+from proxy.upstream_wire import Target
 
 MODES = ("managed", "raw", "shadow", "compare")
 

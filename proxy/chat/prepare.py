@@ -50,7 +50,7 @@ from proxy.sessions import Resolution, match_scope
 from proxy.store.faults import store_fault
 from proxy.store.repo import SessionRow, StoredMessage
 from proxy.tokens import TokenCounter
-from proxy.upstream import Target
+from proxy.upstream_wire import Target
 
 if TYPE_CHECKING:
     from proxy.chat.pipeline import Pipeline

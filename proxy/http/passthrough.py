@@ -34,7 +34,7 @@ from proxy.errors import ProxyError
 from proxy.http.routes import _parse_json, _read_body
 from proxy.http.services import Services
 from proxy.ids import new_id
-from proxy.upstream import RoutedStream, Target
+from proxy.upstream_wire import RoutedStream, Target
 
 router = APIRouter()
 
@@ -221,7 +221,7 @@ def _provider_target(services: Services, fields: dict[str, Any], path: str) -> T
     if isinstance(model, str) and model:
         return upstream.resolve(model)
     targets = [upstream.resolve(entry.model_name) for entry in services.settings.model_list]
-    providers = [upstream.provider_of(t) for t in targets]
+    providers = [upstream.provider(t) for t in targets]
     wanted = (provider,) if isinstance(provider, str) and provider else _FILE_PROVIDERS
     for name in wanted:
         if name in providers:
@@ -318,11 +318,10 @@ def _answer(services: Services, call: _Call, result: Any, fields: dict[str, Any]
         return StreamingResponse(
             chunks(), media_type=media or "application/octet-stream", headers=call.headers()
         )
-    body = upstream.passthrough_body(result)
+    body = upstream.passthrough.body(result)
     usage = body.get("usage") if isinstance(body.get("usage"), dict) else None
-    _record(
-        services, call, 200, usage=usage, cost=upstream.passthrough_cost(result, call.spec.call)
-    )
+    cost = upstream.pricing.passthrough_cost(result, call.spec.call)
+    _record(services, call, 200, usage=usage, cost=cost)
     if call.spec.answer == "transcript" and fields.get("response_format") in ("text", "srt", "vtt"):
         return PlainTextResponse(str(body.get("text", "")), headers=call.headers())
     return JSONResponse(body, headers=call.headers())
@@ -351,12 +350,12 @@ def _relay(services: Services, call: _Call, stream: RoutedStream) -> StreamingRe
             status, error = 499, "client disconnected mid-stream"
             raise
         except Exception as exc:
-            failure = upstream.map_passthrough_error(exc, call.spec.label)
+            failure = upstream.passthrough.map_error(exc, call.spec.label)
             status, error = failure.status, failure.message
             yield _sse(failure.body())
         finally:
             await stream.aclose()
-            cost = upstream.usage_cost(call.model, usage) if usage else None
+            cost = upstream.pricing.usage_cost(call.model, usage) if usage else None
             _record(services, call, status, usage=usage, cost=cost, error=error)
 
     return StreamingResponse(
@@ -383,7 +382,7 @@ async def _serve(request: Request, spec: PassRoute) -> Response:
         )
         call.model = target.model_name
         await upstream.ready()
-        if not upstream.can_call(spec.call):
+        if not upstream.passthrough.can_call(spec.call):
             raise ProxyError(
                 501,
                 f"memproxy cannot serve {spec.label}: the installed litellm has "
@@ -395,9 +394,9 @@ async def _serve(request: Request, spec: PassRoute) -> Response:
         core = spec.core if spec.core is not None else frozenset(fields)
         own = {k: v for k, v in fields.items() if k in core}
         extra = {k: v for k, v in fields.items() if k not in core}
-        routed = upstream.passthrough_call(target, own, extra, by_model=spec.by_model)
+        routed = upstream.passthrough.call(target, own, extra, by_model=spec.by_model)
         began = time.perf_counter()
-        result, call.route = await upstream.passthrough(
+        result, call.route = await upstream.passthrough.run(
             spec.call, spec.label, routed, stream=stream
         )
         call.upstream_ms = round((time.perf_counter() - began) * 1000, 2)

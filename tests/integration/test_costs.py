@@ -100,11 +100,11 @@ async def test_a_model_litellm_cannot_price_is_not_priced_again(proxy: Any) -> N
     # (~2-3 ms of CPU); the failure is remembered once, the cost stays None.
     from litellm.litellm_core_utils.litellm_logging import Logging
 
-    from proxy import upstream
+    from proxy import pricing
 
     for text in ("first unpriced call", "second unpriced call"):
         resp = await proxy.chat([{"role": "user", "content": text}])
         assert resp.status_code == 200, resp.text
         assert (await _record(proxy, resp))["cost"] is None
     assert getattr(Logging.response_cost_calculator, "_memproxy_memo", False)
-    assert any(model == "stub-model" for _, model in upstream._UNPRICED)
+    assert any(model == "stub-model" for _, model in pricing.UNPRICED)

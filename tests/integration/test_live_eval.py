@@ -119,7 +119,7 @@ async def test_answers_scored_per_arm_with_tokens_and_money(
     usage = stub_upstream.received[0]
     assert row["tokens"]["prompt"] > 0
     assert row["tokens"]["completion"] > 0
-    prices = Upstream(settings).prices("answerer")
+    prices = Upstream(settings).pricing.prices("answerer")
     assert prices is not None
     assert row["cost"] == pytest.approx(
         row["tokens"]["prompt"] * prices["input"] + row["tokens"]["completion"] * prices["output"]
@@ -228,7 +228,7 @@ async def test_cost_estimate_is_tokens_times_local_prices_and_nothing_is_sent_un
     assert est.prompt_tokens == raw + min(raw, int(400 * 1.05))
     assert est.completion_tokens == 2 * 200
     assert est.judge_calls == 4  # two checks, two arms
-    prices = Upstream(settings).prices("answerer")
+    prices = Upstream(settings).pricing.prices("answerer")
     assert est.cost == pytest.approx(bill(prices, Tokens(est.prompt_tokens, 400)))
     assert est.total is not None
     assert est.total > est.cost > 0

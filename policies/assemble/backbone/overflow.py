@@ -1,0 +1,173 @@
+"""Overflow: how the frozen part gives way when it outgrows its room.
+
+What goes first is what carries nothing current (chit-chat, digests no later
+turn builds on, statements whose every item changed), at once; then, step by
+step, replies and tool rounds, user turns condensed, and whole exchanges
+(found again by recall), the first exchange last. Levels start from the
+previous request's so that most compactions only append.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from policies.assemble.backbone.knowledge import Knowledge, informative
+from policies.assemble.backbone.params import FULL_DIGEST, TOOLS_ONLY
+from policies.assemble.backbone.render import Renderer
+from policies.assemble.backbone.units import Unit
+from policies.assemble.digest import accepts
+from policies.extract.choices import chosen_option, list_options
+
+
+def _referenced(text: str, next_user: str) -> bool:
+    """Whether the next user turn builds on this assistant reply (a pick from its
+    list, or taking up what it worked out)."""
+    if not next_user:
+        return False
+    options = list_options(text)
+    return (bool(options) and chosen_option(next_user, options) is not None) or accepts(next_user)
+
+
+Move = tuple[int, int, int, str]
+
+
+def _chatter(units: Sequence[Unit], r: Renderer, k: Knowledge) -> set[int]:
+    """Exchanges (not the first) whose user turn carries nothing current: no
+    item of the engine's and no informative sentence."""
+    out: set[int] = set()
+    for i, u in enumerate(units):
+        if i == 0 or u.user is None:
+            continue
+        o = u.user.ordinal
+        if k.live.get(o) or k.outdated.get(o):
+            continue
+        if not informative(u.user.text, "user", r.p.summarizer):
+            out.add(i)
+    return out
+
+
+def _phases(units: Sequence[Unit], r: Renderer, k: Knowledge) -> tuple[list[Move], list[Move]]:
+    """The moves by which the frozen part gives way: (all at once, one by one).
+
+    The first list goes together as soon as the frozen part is over its room,
+    so that later compactions only append to it: exchanges that carry nothing
+    current, assistant digests no later turn builds on, statements whose every
+    item was changed later. The second goes step by step, oldest first (the
+    first exchange last): user turns cut to their informative sentences (with
+    the digests the next turn built on), then whole exchanges (left to recall).
+    """
+    at_once: list[Move] = []
+    stepwise: list[Move] = []
+    n = len(units)
+    chatter = _chatter(units, r, k)
+    at_once += [(i, 0, 0, "overflow: carries nothing current") for i in sorted(chatter)]
+    for i in range(n):
+        u = units[i]
+        if i in chatter or not u.groups:
+            continue
+        text = "\n".join(g[0].text for g in u.groups if g[0].role == "assistant")
+        if not _referenced(text, r.next_user[i]):
+            at_once.append((i, 2, TOOLS_ONLY, "overflow: assistant digest no later turn builds on"))
+    for i in range(1, n):
+        u = units[i]
+        if u.user is None or i in chatter:
+            continue
+        o = u.user.ordinal
+        if k.outdated.get(o) and not k.live.get(o):
+            at_once.append((i, 0, 0, "overflow: everything it stated was changed later"))
+    # Cutting down goes newest first: the prompt then breaks late, where less
+    # of it has to be paid again. Whole exchanges go oldest first: the newest
+    # carry the revisions.
+    order = [*range(n - 1, 0, -1), 0]
+    for i in order:
+        if i not in chatter and units[i].groups:
+            stepwise.append((i, 2, 0, "overflow: older replies and tool rounds left out"))
+    for i in order:
+        u = units[i]
+        # A condensed turn is the proxy's text: one stating a value changed
+        # later stays in the user's own words (annotated) or goes whole.
+        if (
+            u.user is not None
+            and i not in chatter
+            and not k.outdated.get(u.user.ordinal)
+            and r.condensable(u.user)
+        ):
+            stepwise.append((i, 1, 0, "overflow: condensed to its informative sentences"))
+
+    # Whole exchanges go oldest first, those whose words the engine found
+    # nothing standing in before the others; the first exchange (the task's
+    # subject) last.
+    def holds_live(i: int) -> bool:
+        user = units[i].user
+        return user is not None and bool(k.live.get(user.ordinal))
+
+    rest = [i for i in range(1, n) if i not in chatter]
+    for i in [*(i for i in rest if not holds_live(i)), *(i for i in rest if holds_live(i)), 0]:
+        stepwise.append((i, 0, 0, "overflow: oldest exchanges left to recall"))
+    return at_once, stepwise
+
+
+def _apply(units: list[Unit], r: Renderer, move: Move) -> int:
+    """Apply one move (levels only go down); the tokens it freed."""
+    i, user_level, assistant_level, reason = move
+    u = units[i]
+    if u.user_level <= user_level and u.assistant_level <= assistant_level:
+        return 0
+    before = r.render(i).tokens
+    u.user_level = min(u.user_level, user_level)
+    u.assistant_level = min(u.assistant_level, assistant_level)
+    u.reason = reason
+    return before - r.render(i).tokens
+
+
+def _shrink(units: list[Unit], r: Renderer, k: Knowledge, free: int) -> None:
+    """Free at least `free` tokens of the frozen part (see `_phases`)."""
+    if free <= 0:
+        return
+    at_once, stepwise = _phases(units, r, k)
+    for move in at_once:
+        free -= _apply(units, r, move)
+    for move in stepwise:
+        if free <= 0:
+            return
+        free -= _apply(units, r, move)
+
+
+def frozen_tokens(r: Renderer, n: int) -> int:
+    return sum(r.render(i).tokens for i in range(n))
+
+
+def _fit(
+    units: list[Unit], n: int, cap: int, r: Renderer, k: Knowledge, step: int, start: Any
+) -> int:
+    for u in units[:n]:
+        u.user_level, u.assistant_level, u.reason = start(u)
+    over = frozen_tokens(r, n) - cap
+    if over > 0:
+        _shrink(units[:n], r, k, math.ceil(over / step) * step)
+    return frozen_tokens(r, n)
+
+
+def fit_frozen(
+    units: list[Unit],
+    n: int,
+    cap: int,
+    r: Renderer,
+    k: Knowledge,
+    step: int,
+    sticky: Any,
+) -> None:
+    """Levels for the first `n` units within `cap`: from the previous request's
+    (the prompt then only changes where something new gives way), unless laying
+    the frozen part out afresh would show more than a step more of it (a rebase)."""
+    kept = _fit(
+        units, n, cap, r, k, step, lambda u: sticky.get(u.first_ordinal, (2, FULL_DIGEST, ""))
+    )
+    if not sticky or kept > cap - 2 * step:
+        return
+    levels = [(u.user_level, u.assistant_level, u.reason) for u in units[:n]]
+    if _fit(units, n, cap, r, k, step, lambda u: (2, FULL_DIGEST, "")) < kept + step:
+        for u, (a, b, why) in zip(units[:n], levels, strict=True):
+            u.user_level, u.assistant_level, u.reason = a, b, why

@@ -1,0 +1,68 @@
+"""The backbone's parameters (`memory.policy_params.full`) and the words it writes."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from policies.assemble.params import RecallParams
+from policies.assemble.summary import SummaryParams
+
+NOTE_PREFIX = "[memory] "
+CONDENSED_PREFIX = "[condensed] "
+NOTES_HEADER = "To confirm with the user:"
+WITHDRAWN_NOTE = "(the user later withdrew a rule stated here)"
+# An annotation says what the statement changed to in the clause that holds
+# the new value, when that clause is at most this long: the rest of the later
+# statement (why it changed) is paid on every request and is in the context
+# anyway while its turn is shown.
+NOTE_CHARS = 120
+EVIDENCE_CUT = "evidence: room for turns recalled for a question about the past"
+# Assistant rendering levels (see `Unit`).
+FULL_DIGEST, TOOLS_ONLY = 2, 1
+
+
+class BackboneParams(BaseModel):
+    """Parameters of the backbone preset (`memory.policy_params.full`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # Most of the history budget the frozen part may take: the rest is room
+    # for the recent turns to grow between compactions. Fixed by the budget,
+    # so the frozen part's text does not depend on how far the recent turns
+    # have grown since the last compaction.
+    frozen_share: float = Field(default=1.0, gt=0, le=1)
+    # A compaction freezes the recent turns down to this share (the last
+    # exchange always stays whole).
+    live_keep: float = Field(default=0.15, ge=0, lt=1)
+    # The frozen part is made smaller in steps of this share of the history
+    # budget: the next compactions then only append to it.
+    evict_step: float = Field(default=0.1, gt=0, le=1)
+    assistant_sentences: int = Field(default=2, ge=0)
+    assistant_max_chars: int = Field(default=240, ge=40)
+    annotate: bool = True
+    # Recalled turns (of exchanges that had to go) take at most this share,
+    # out of what the rest leaves.
+    recall_share: float = Field(default=0.15, ge=0, le=1)
+    # When the current input asks about the past (`policies.assemble.question`), the
+    # recalled turns may take this share, the frozen part giving way from its
+    # end for that request only (`policies.assemble.evidence`).
+    evidence_share: float = Field(default=0.9, ge=0, le=1)
+    notes_share: float = Field(default=0.1, ge=0, le=1)
+    # The assistant message left where a reply's digest is empty ("": none;
+    # litellm merges consecutive user messages for providers that require
+    # alternation, and each placeholder costs ~5 tokens).
+    placeholder: str = ""
+    # A user turn is condensed to its informative sentences only when that
+    # saves at least this share of it (else it stays verbatim, or goes whole).
+    # 1.0 (the default): never. A condensed turn is the proxy's text, and the
+    # engine cannot tell every value in it that changed later; a turn in the
+    # user's own words can hold an old value without presenting it as current.
+    # Measured on the fresh* sets, whole-or-nothing recalls as much or more.
+    condense_saving: float = Field(default=1.0, ge=0, le=1)
+    # More hits than the recall share usually shows: a question about the past
+    # gets the evidence share, and the hits are reordered by what it asks.
+    recall: RecallParams = RecallParams(max_hits=40)
+    # The rolling summary written at each compaction (kept for the
+    # inspector, the LLM summariser and recall's dating), and the sentences
+    # a condensed user turn keeps.
+    summarizer: SummaryParams = SummaryParams()
