@@ -467,3 +467,58 @@ def test_a_worked_out_value_is_annotated_whole() -> None:
     ctx = BackboneAssembler().assemble(make_input(messages, 260, items=items, summary_upto=8))
     note = ctx.messages[ctx.messages.index(messages[1]) + 1]["content"]
     assert f"(later changed: {worked_out})" in note
+
+
+def _long_opening(opening: str, later: list[str], question: str) -> list[dict[str, Any]]:
+    messages = [SYSTEM, user(opening), assistant(LONG_REPLY)]
+    for text in later:
+        messages += [user(text), assistant(LONG_REPLY)]
+    return [*messages, user(question)]
+
+
+@pytest.mark.parametrize(
+    ("opening", "later", "question", "budget"),
+    [
+        (
+            "Hello! I keep bees on two allotments at the edge of town and sell the honey "
+            "at a Saturday market stall; this year I want to label every jar properly, "
+            "track which hive each batch came from and price the spring and summer "
+            "harvests differently, because the spring honey sets hard within weeks.",
+            [
+                "Labels must show the allotment name, not the hive number.",
+                "Spring jars are 8 pounds each now, summer ones stay at 6.",
+                "Print the labels on kraft paper, never on glossy stock.",
+            ],
+            "Draft the label text, please.",
+            120,
+        ),
+        (
+            "你好，我在城郊两块菜地上养了十几箱蜜蜂，周六在集市摆摊卖蜂蜜。今年想把每一罐都"
+            "贴上规范的标签，记录每批蜜来自哪一箱，还要把春蜜和夏蜜分开定价，因为春蜜放几周"
+            "就会结晶，顾客总以为是掺了糖，每次都要解释半天，很麻烦。",
+            [
+                "标签上写菜地的名字，不要写蜂箱编号。",
+                "春蜜现在每罐卖60元，夏蜜还是45元。",
+                "标签要印在牛皮纸上，不要用亮面纸。",
+            ],
+            "帮我拟一下标签上的文字。",
+            60,
+        ),
+    ],
+)
+def test_a_long_opening_at_a_small_budget_goes_before_the_turns_that_came_after_it(
+    opening: str, later: list[str], question: str, budget: int
+) -> None:
+    messages = _long_opening(opening, later, question)
+    items = [_item(chr(ord("a") + i), 3 + 2 * i, text) for i, text in enumerate(later)]
+    upto = len(messages) - 1
+    inp = make_input(messages, budget, items=items, summary_upto=upto)
+    sent = BackboneAssembler().assemble(inp).messages
+    # The opening takes more than the share of the room it may hold on to:
+    # it goes first, and every later statement stays in the user's words.
+    assert messages[1] not in sent
+    assert all(user(text) in sent for text in later)
+    # Always kept last, it stays, and the oldest later statement goes for it.
+    kept_last = BackboneAssembler(BackboneParams(first_keep_share=1.0)).assemble(inp).messages
+    assert messages[1] in kept_last
+    assert user(later[0]) not in kept_last

@@ -25,7 +25,7 @@ So the managed context is
   then assistant digests, then statements whose every item was superseded,
   then user turns cut to their informative sentences, then the oldest
   exchanges (found again by recall). The first exchange (who and what the
-  conversation is about) goes last.
+  conversation is about) goes last, unless it is long beside the room.
 
 Invariants (as every assembler): system prompt and tail never cut, tool
 call/result pairs kept or dropped together, within the budget unless the

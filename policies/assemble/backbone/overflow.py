@@ -3,7 +3,8 @@
 What goes first is what carries nothing current (chit-chat, digests no later
 turn builds on, statements whose every item changed), at once; then, step by
 step, replies and tool rounds, user turns condensed, and whole exchanges
-(found again by recall), the first exchange last. Levels start from the
+(found again by recall), the first exchange last unless it is long beside the
+room. Levels start from the
 previous request's so that most compactions only append.
 """
 
@@ -48,7 +49,9 @@ def _chatter(units: Sequence[Unit], r: Renderer, k: Knowledge) -> set[int]:
     return out
 
 
-def _phases(units: Sequence[Unit], r: Renderer, k: Knowledge) -> tuple[list[Move], list[Move]]:
+def _phases(
+    units: Sequence[Unit], r: Renderer, k: Knowledge, room: int
+) -> tuple[list[Move], list[Move]]:
     """The moves by which the frozen part gives way: (all at once, one by one).
 
     The first list goes together as soon as the frozen part is over its room,
@@ -98,13 +101,17 @@ def _phases(units: Sequence[Unit], r: Renderer, k: Knowledge) -> tuple[list[Move
 
     # Whole exchanges go oldest first, those whose words the engine found
     # nothing standing in before the others; the first exchange (the task's
-    # subject) last.
+    # subject) last while it is small beside the room (`first_keep_share`),
+    # else in its place: a long opening at a small budget crowds out the
+    # later turns that revise it.
     def holds_live(i: int) -> bool:
         user = units[i].user
         return user is not None and bool(k.live.get(user.ordinal))
 
-    rest = [i for i in range(1, n) if i not in chatter]
-    for i in [*(i for i in rest if not holds_live(i)), *(i for i in rest if holds_live(i)), 0]:
+    first_last = n > 0 and r.render(0).tokens <= r.p.first_keep_share * room
+    rest = [i for i in range(1 if first_last else 0, n) if i not in chatter]
+    last = [0] if first_last else []
+    for i in [*(i for i in rest if not holds_live(i)), *(i for i in rest if holds_live(i)), *last]:
         stepwise.append((i, 0, 0, "overflow: oldest exchanges left to recall"))
     return at_once, stepwise
 
@@ -122,11 +129,11 @@ def _apply(units: list[Unit], r: Renderer, move: Move) -> int:
     return before - r.render(i).tokens
 
 
-def _shrink(units: list[Unit], r: Renderer, k: Knowledge, free: int) -> None:
-    """Free at least `free` tokens of the frozen part (see `_phases`)."""
+def _shrink(units: list[Unit], r: Renderer, k: Knowledge, free: int, room: int) -> None:
+    """Free at least `free` tokens of the frozen part (see `_phases`; `room`: its cap)."""
     if free <= 0:
         return
-    at_once, stepwise = _phases(units, r, k)
+    at_once, stepwise = _phases(units, r, k, room)
     for move in at_once:
         free -= _apply(units, r, move)
     for move in stepwise:
@@ -146,7 +153,7 @@ def _fit(
         u.user_level, u.assistant_level, u.reason = start(u)
     over = frozen_tokens(r, n) - cap
     if over > 0:
-        _shrink(units[:n], r, k, math.ceil(over / step) * step)
+        _shrink(units[:n], r, k, math.ceil(over / step) * step, cap)
     return frozen_tokens(r, n)
 
 
