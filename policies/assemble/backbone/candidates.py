@@ -11,30 +11,12 @@ from policies.types import Candidate, Turn
 def mandatory_candidates(system: Sequence[Turn], tail: Sequence[Turn]) -> list[Candidate]:
     """The system prompt and the current input: never cut."""
     return [
-        *(
-            Candidate(
-                "turn",
-                str(t.ordinal),
-                t.tokens,
-                0.0,
-                "mandatory",
-                "mandatory: system prompt",
-                "system",
-            )
-            for t in system
-        ),
-        *(
-            Candidate(
-                "turn",
-                str(t.ordinal),
-                t.tokens,
-                0.0,
-                "mandatory",
-                "mandatory: current input",
-                "tail",
-            )
-            for t in tail
-        ),
+        Candidate("turn", str(t.ordinal), t.tokens, 0.0, "mandatory", f"mandatory: {what}", section)
+        for turns, what, section in (
+            (system, "system prompt", "system"),
+            (tail, "current input", "tail"),
+        )
+        for t in turns
     ]
 
 
