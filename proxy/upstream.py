@@ -38,8 +38,8 @@ from proxy.upstream_wire import (
     Embeddings,
     RoutedStream,
     Target,
-    close_stream,
     field_of,
+    first_chunk,
     litellm_kwargs,
     log,
     strip_provider_fields,
@@ -255,14 +255,7 @@ class Upstream:
                 stream: Any = demo.stream(entry, entry.model_name)
             else:
                 stream = await self.litellm.acompletion(**litellm_kwargs(entry))
-            try:
-                first = await stream.__anext__()
-            except StopAsyncIteration:
-                first = None
-            except BaseException:
-                await close_stream(stream)
-                raise
-            return stream, first
+            return await first_chunk(stream)
 
         (stream, first), route = await run_routed(
             _as_call(call), self.retry_policy, attempt, self.map_error

@@ -18,7 +18,7 @@ from proxy.upstream_wire import (
     OPENAI_WIRE,
     RoutedStream,
     Target,
-    close_stream,
+    first_chunk,
     litellm_kwargs,
     strip_provider_fields,
 )
@@ -86,14 +86,7 @@ class Passthrough:
             result = await run(**litellm_kwargs(entry))
             if not stream:
                 return result
-            try:
-                first = await result.__anext__()
-            except StopAsyncIteration:
-                first = None
-            except BaseException:
-                await close_stream(result)
-                raise
-            return result, first
+            return await first_chunk(result)
 
         result, log_ = await run_routed(
             call, self._upstream.retry_policy, attempt, lambda exc: self.map_error(exc, route)

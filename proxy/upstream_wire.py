@@ -81,6 +81,19 @@ class RoutedStream:
         await close_stream(self._stream)
 
 
+async def first_chunk(stream: Any) -> tuple[Any, Any]:
+    """The stream and its first chunk (None: it ended at once). A stream that
+    fails before its first chunk is closed, so a retry or fallback leaks nothing."""
+    try:
+        first = await stream.__anext__()
+    except StopAsyncIteration:
+        first = None
+    except BaseException:
+        await close_stream(stream)
+        raise
+    return stream, first
+
+
 async def close_stream(stream: Any) -> None:
     closer = getattr(stream, "aclose", None)
     if closer is None:
