@@ -77,8 +77,8 @@ _ASKS = re.compile(
 
 def _short_form(new_text: str, old_terms: set[str], old_text: str) -> str:
     """The clause of the replacement that holds its new value (a value the old text did
-    not have: "还是每章2500字吧", not "现在短章节完读率更高"; not a clause that quotes the
-    old value to say why it went: "每晚400以内的那几家都不太行，…放宽到每晚500吧"), else
+    not have: "还是每周跑三次吧", not "最近膝盖好多了"; not a clause that quotes the
+    old value to say why it went: "两千以内的那几台都太吵，…预算放到三千吧"), else
     the one that says most of what the old value did not."""
     old_values = extract_values(old_text)
     old_sigs = frozenset(value_signature(v) for v in old_values)
