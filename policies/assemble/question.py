@@ -123,6 +123,22 @@ PAST_REFERENCE = Lexicon(
 )
 
 
+# A past tense whose subject is an anaphor ("did you make it?", "how was it?",
+# "what were they laughing at?") asks about what was just told: its referent
+# is in the recent turns, not in the conversation's past. The same tense about
+# a named thing ("what did the landlord decide") or with a marker of its own
+# ("earlier", "said", "last week") still points back, and so does asking the
+# assistant what it said or proposed ("what did you suggest for the dip?"),
+# which may lie far back, or how long or how much a thing took ("how long did
+# it take…": an expletive "it").
+ANAPHORIC_PAST = Lexicon(
+    r"\b(?:did|was|were|had|made|went)\s+(?:you|it|that|this|they|those|these|he|she)\b"
+    r"(?!\s+(?:say|said|tell|told|suggest|recommend|propose|mention|write|pick|choose|decide"
+    r"|take|cost|last))"
+    r"|\b(?:you|it|that|this|they|he|she)\s+(?:made|went|had)\b"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Question:
     """What the current input asks of the past."""
@@ -151,7 +167,14 @@ def _points_back(text: str) -> bool:
     any idea why?") is not a question about the past."""
     sentences = [m.group(0) for m in _SENTENCE.finditer(text)]
     asked = [x for x in sentences if x.rstrip().endswith(("?", "？"))] or [text]
-    return any(PAST_REFERENCE.search(x) is not None for x in asked)
+    return any(_past_reference(x) for x in asked)
+
+
+def _past_reference(sentence: str) -> bool:
+    """`PAST_REFERENCE` somewhere outside the anaphoric past tenses (`ANAPHORIC_PAST`)."""
+    while (anaphor := ANAPHORIC_PAST.search(sentence)) is not None:
+        sentence = sentence[: anaphor.start()] + " " + sentence[anaphor.end() :]
+    return PAST_REFERENCE.search(sentence) is not None
 
 
 @lru_cache(maxsize=1024)

@@ -85,6 +85,19 @@ def test_the_rules_that_fired_are_named() -> None:
         ("The kiln run went well and nothing cracked. What glaze goes with stoneware?", False),
         ("上周末去爬山了，累坏了。这种护膝适合跑步用吗？", False),
         ("Thanks! What did Omar say about the parking?", True),
+        # a past tense about what was just told (its subject an anaphor) asks
+        # about the recent turns, not the conversation's past
+        ("That mug is lovely! Did you make it?", False),
+        ("Sounds like a long drive. How was it?", False),
+        ("Ha, what were they so excited about?", False),
+        ("What made you start the cello?", False),
+        # ... unless it names the thing, carries a marker of its own or asks
+        # what the assistant said or proposed
+        ("Did you make the booking I asked for last week?", True),
+        ("What did you suggest for the dipping sauce?", True),
+        ("What did the landlord decide about the deposit?", True),
+        ("Was the plumber's quote higher than the tiler's?", True),
+        ("How long did it take them to fix the roof?", True),
     ],
 )
 def test_only_a_question_pointing_back_may_push_the_backbone_aside(text: str, back: bool) -> None:
