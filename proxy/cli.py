@@ -265,12 +265,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return subprocess.call([sys.executable, str(script), *args.rest])
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="memproxy", description="OpenAI-compatible proxy that manages conversation memory"
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`memproxy serve`: run the proxy."""
     serve = sub.add_parser("serve", help="run the proxy")
     serve.add_argument(
         "--config", default=None, help="default: $MEMPROXY_CONFIG, else ./config.yaml"
@@ -286,6 +282,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(func=cmd_serve)
 
+
+def _add_eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`memproxy eval`: replay scenarios through a local proxy and score them
+    (offline; `--live` for final answers by a real model)."""
     ev = sub.add_parser("eval", help="replay memory scenarios through a local proxy and score")
     ev.add_argument("--scenarios", required=True, help="directory of scenario JSON files")
     ev.add_argument("--mode", default="managed", choices=["managed", "raw"])
@@ -342,6 +342,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--yes", action="store_true", help="--live: spend without asking")
     ev.set_defaults(func=cmd_eval)
 
+
+def _add_logs(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`memproxy logs`: recent requests."""
     logs = sub.add_parser("logs", help="recent requests (Markdown; --json for JSON)")
     logs.add_argument("--config", default=None)
     logs.add_argument("-n", type=int, default=10)
@@ -350,11 +353,17 @@ def build_parser() -> argparse.ArgumentParser:
     logs.add_argument("-q", default=None, help="only requests whose record contains TEXT")
     logs.set_defaults(func=cmd_logs)
 
+
+def _add_inspect(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`memproxy inspect`: one request's context, section by section."""
     insp = sub.add_parser("inspect", help="one request's context, section by section")
     insp.add_argument("request_id")
     insp.add_argument("--config", default=None)
     insp.set_defaults(func=cmd_inspect)
 
+
+def _add_ab_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`memproxy ab-report`: A/B figures per mode (`--judge`: judged answers)."""
     ab = sub.add_parser("ab-report", help="A/B figures per mode from the request records")
     ab.add_argument("--config", default=None)
     ab.add_argument("--json", action="store_true")
@@ -367,10 +376,23 @@ def build_parser() -> argparse.ArgumentParser:
     ab.add_argument("--yes", action="store_true", help="--judge: spend without asking")
     ab.set_defaults(func=cmd_ab_report)
 
+
+def _add_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`memproxy bench`: run a bench/ script."""
     bench = sub.add_parser("bench", help="run a bench/ script (overhead, history_scaling, ...)")
     bench.add_argument("name")
     bench.add_argument("rest", nargs=argparse.REMAINDER)
     bench.set_defaults(func=cmd_bench)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `memproxy` command line: one subcommand per `_add_*` step."""
+    parser = argparse.ArgumentParser(
+        prog="memproxy", description="OpenAI-compatible proxy that manages conversation memory"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_add_serve, _add_eval, _add_logs, _add_inspect, _add_ab_report, _add_bench):
+        add(sub)
     return parser
 
 

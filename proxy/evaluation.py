@@ -14,7 +14,8 @@ import json
 import socket
 import tempfile
 from collections import defaultdict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ import uvicorn
 from policies.registry import EXTRACTORS
 from proxy.answers import fold
 from proxy.chat_request import message_text
-from proxy.config import ModelEntry, settings_from_dict
+from proxy.config import ModelEntry, Settings, settings_from_dict
 from proxy.eval_wire import APIS, wire_request
 from proxy.http.app import create_app
 from proxy.llm_policies import make_completion
@@ -271,6 +272,72 @@ def load_scenarios(directory: Path) -> list[Scenario]:
     return [Scenario.load(p) for p in paths]
 
 
+def _selected(directory: Path, only: Sequence[str]) -> list[Scenario]:
+    """The scenarios of `directory`, or only those named (all must exist)."""
+    scenarios = load_scenarios(directory)
+    if only:
+        unknown = sorted(set(only) - {s.id for s in scenarios})
+        if unknown:
+            known = ", ".join(s.id for s in scenarios)
+            raise EvalError(f"no scenario {', '.join(unknown)} in {directory} (there: {known})")
+        scenarios = [s for s in scenarios if s.id in only]
+    return scenarios
+
+
+def _eval_settings(
+    stub_url: str,
+    db: Path,
+    extractor: str,
+    replies: RecordedReplies | None,
+    llm_live: ModelEntry | None,
+) -> Settings:
+    """The proxy's settings for a run: the stub upstream as the only model, the
+    store in `db`, the extractor; with `llm_live`, that model beside the stub,
+    answering the extractor's prompts."""
+    settings = settings_from_dict(
+        {
+            "model_list": [
+                {
+                    "model_name": "stub",
+                    "litellm_params": {
+                        "model": "openai/stub-model",
+                        "api_base": stub_url,
+                        "api_key": "eval",
+                    },
+                }
+            ],
+            "memory": {
+                "database_url": f"sqlite+aiosqlite:///{db}",
+                **({"extractor": extractor, "llm_model": "stub"} if replies is not None else {}),
+            },
+        },
+        env={},
+    )
+    if llm_live is not None:
+        memory = settings.memory.model_copy(update={"llm_model": llm_live.model_name})
+        listed = [*settings.model_list, llm_live]
+        settings = settings.model_copy(update={"model_list": listed, "memory": memory})
+    return settings
+
+
+@asynccontextmanager
+async def _served(app: Any) -> AsyncIterator[int]:
+    """Serve `app` on a free local port (yielded) until the block ends."""
+    sock = _free_socket()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    serving = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started:
+        if serving.done():
+            serving.result()
+        await asyncio.sleep(0.02)
+    try:
+        yield sock.getsockname()[1]
+    finally:
+        server.should_exit = True
+        await serving
+        sock.close()
+
+
 async def run_eval(
     directory: Path,
     *,
@@ -303,54 +370,16 @@ async def run_eval(
     if api not in APIS:
         raise EvalError(f"unknown api {api!r}; expected one of {', '.join(APIS)}")
     replies = _recorded(extractor, llm_replies, llm_record, llm_live is not None)
-    scenarios = load_scenarios(directory)
-    if only:
-        unknown = sorted(set(only) - {s.id for s in scenarios})
-        if unknown:
-            known = ", ".join(s.id for s in scenarios)
-            raise EvalError(f"no scenario {', '.join(unknown)} in {directory} (there: {known})")
-        scenarios = [s for s in scenarios if s.id in only]
+    scenarios = _selected(directory, only)
     counter = TokenCounter("cl100k_base")
     results: list[ScenarioResult] = []
     with tempfile.TemporaryDirectory() as tmp, StubUpstream() as stub:
         db = db_path if db_path is not None else Path(tmp) / "eval.db"
-        settings = settings_from_dict(
-            {
-                "model_list": [
-                    {
-                        "model_name": "stub",
-                        "litellm_params": {
-                            "model": "openai/stub-model",
-                            "api_base": stub.url,
-                            "api_key": "eval",
-                        },
-                    }
-                ],
-                "memory": {
-                    "database_url": f"sqlite+aiosqlite:///{db}",
-                    **(
-                        {"extractor": extractor, "llm_model": "stub"} if replies is not None else {}
-                    ),
-                },
-            },
-            env={},
-        )
-        if llm_live is not None:
-            memory = settings.memory.model_copy(update={"llm_model": llm_live.model_name})
-            listed = [*settings.model_list, llm_live]
-            settings = settings.model_copy(update={"model_list": listed, "memory": memory})
+        settings = _eval_settings(stub.url, db, extractor, replies, llm_live)
         app = create_app(settings, replies)
-        sock = _free_socket()
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
-        serving = asyncio.create_task(server.serve(sockets=[sock]))
-        while not server.started:
-            if serving.done():
-                serving.result()
-            await asyncio.sleep(0.02)
-        port = sock.getsockname()[1]
-        if replies is not None and llm_live is not None:
-            replies.live = make_completion(app.state.services.upstream, settings)
-        try:
+        async with _served(app) as port:
+            if replies is not None and llm_live is not None:
+                replies.live = make_completion(app.state.services.upstream, settings)
             async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
                 for scenario in _progress(scenarios, progress):
                     results.append(
@@ -358,10 +387,6 @@ async def run_eval(
                     )
                     if on_records is not None:
                         on_records(scenario, await _records(app, results[-1].request_ids))
-        finally:
-            server.should_exit = True
-            await serving
-            sock.close()
     report = _report(results, mode, policy)
     report["api"] = api
     if replies is not None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from policies.assemble.backbone import BackboneParams, assemble_backbone, assemble_user_turns
 from policies.assemble.budget import (
@@ -46,6 +47,7 @@ from policies.assemble.layers import (
     RECALL_HEADER,
     REPLAY_HEADER,
     Generated,
+    MemoryPlan,
     MemoryQuery,
     nothing,
     plan_memory,
@@ -242,6 +244,66 @@ class _Layout:
     late: Sequence[Generated] = ()  # after the recent turns, before the tail
 
 
+def _window_candidates(groups: Sequence[Sequence[Turn]], window: RecentWindow) -> list[Candidate]:
+    """The account of the live turns: each kept group's turns, and the dropped
+    ones as runs sharing a reason."""
+    candidates: list[Candidate] = []
+    run: list[Turn] = []
+    run_reason = ""
+    for i, group in enumerate(groups):
+        reason = window.dropped.get(i)
+        if reason is None:
+            candidates += _run_candidates(run, "dropped", run_reason, "recent")
+            run = []
+            candidates += _turn_candidates(group, "kept", "fits: recent window", "recent")
+            continue
+        if reason != run_reason:
+            candidates += _run_candidates(run, "dropped", run_reason, "recent")
+            run, run_reason = [], reason
+        run.extend(group)
+    candidates += _run_candidates(run, "dropped", run_reason, "recent")
+    return candidates
+
+
+def _in_place_candidates(in_place: Sequence[PlacedNote]) -> list[Candidate]:
+    """The account of the earlier late sections forwarded again in place."""
+    return [
+        Candidate(
+            "note",
+            f"{n.section}@{n.before}",
+            n.tokens,
+            0.0,
+            "kept",
+            "an earlier late section, forwarded again where it went (prompt cache)",
+            "in_place",
+        )
+        for n in in_place
+    ]
+
+
+def _laid_out(
+    inp: AssemblyInput, layout: _Layout, recent: Sequence[Turn], in_place: Sequence[PlacedNote]
+) -> list[dict[str, Any]]:
+    """The messages in section order; each note in place right before its turn."""
+    before: dict[int, list[PlacedNote]] = {}
+    for note in in_place:
+        before.setdefault(note.before, []).append(note)
+    return [
+        *(t.raw for t in inp.system),
+        *(m for g in (*layout.head, *layout.middle) for m in g.messages()),
+        *(
+            m
+            for t in recent
+            for m in (
+                *({"role": "system", "content": n.content} for n in before.get(t.ordinal, ())),
+                t.raw,
+            )
+        ),
+        *(m for g in layout.late for m in g.messages()),
+        *(t.raw for t in inp.tail),
+    ]
+
+
 def _finish(
     inp: AssemblyInput,
     groups: list[list[Turn]],
@@ -257,27 +319,11 @@ def _finish(
     (whose group is in the window).
     """
     recent = [t for i in window.kept for t in groups[i]]
-    before: dict[int, list[PlacedNote]] = {}
-    for note in in_place:
-        before.setdefault(note.before, []).append(note)
     in_place_tokens = sum(n.tokens for n in in_place)
     recent_tokens = sum(t.tokens for t in recent)
     candidates = _mandatory_candidates(inp)
     candidates += _run_candidates(summarised, "compressed", "in the rolling summary", "summary")
-    run: list[Turn] = []
-    run_reason = ""
-    for i, group in enumerate(groups):
-        reason = window.dropped.get(i)
-        if reason is None:
-            candidates += _run_candidates(run, "dropped", run_reason, "recent")
-            run = []
-            candidates += _turn_candidates(group, "kept", "fits: recent window", "recent")
-            continue
-        if reason != run_reason:
-            candidates += _run_candidates(run, "dropped", run_reason, "recent")
-            run, run_reason = [], reason
-        run.extend(group)
-    candidates += _run_candidates(run, "dropped", run_reason, "recent")
+    candidates += _window_candidates(groups, window)
     candidates += extra_candidates
     sections = [Section("system", _tokens(inp.system), len(inp.system))]
     for gen in (*layout.head, *layout.middle):
@@ -286,18 +332,7 @@ def _finish(
     sections.append(Section("recent", recent_tokens, len(recent)))
     if in_place:
         sections.append(Section("in_place", in_place_tokens, len(in_place)))
-        candidates += [
-            Candidate(
-                "note",
-                f"{n.section}@{n.before}",
-                n.tokens,
-                0.0,
-                "kept",
-                "an earlier late section, forwarded again where it went (prompt cache)",
-                "in_place",
-            )
-            for n in in_place
-        ]
+        candidates += _in_place_candidates(in_place)
     for gen in layout.late:
         sections += gen.parts
         candidates += gen.candidates
@@ -305,20 +340,7 @@ def _finish(
     placed = [g for g in (*layout.head, *layout.middle, *layout.late) if g.tokens]
     used_ids = dict.fromkeys(i for g in placed for i in g.item_ids)
     return AssembledContext(
-        messages=[
-            *(t.raw for t in inp.system),
-            *(m for g in (*layout.head, *layout.middle) for m in g.messages()),
-            *(
-                m
-                for t in recent
-                for m in (
-                    *({"role": "system", "content": n.content} for n in before.get(t.ordinal, ())),
-                    t.raw,
-                )
-            ),
-            *(m for g in layout.late for m in g.messages()),
-            *(t.raw for t in inp.tail),
-        ],
+        messages=_laid_out(inp, layout, recent, in_place),
         tokens=sum(s.tokens for s in sections),
         budget=inp.budget,
         sections=sections,
@@ -457,12 +479,13 @@ def _layered(inp: AssemblyInput, p: _LayeredParams, full: FullParams | None) -> 
     # Each pass that does not settle drops at least one note, so this ends;
     # only a request whose notes no longer all fit pays for a second pass.
     while True:
-        ctx, late, emitted, lost = _layered_once(inp, p, full, stale, placed)
-        if ctx is not None and not lost:
+        attempt = _layered_once(inp, p, full, stale, placed)
+        if attempt.ctx is not None and not attempt.lost:
             break
-        placed = [n for n in placed if n not in lost]
+        placed = [n for n in placed if n not in attempt.lost]
+    ctx = attempt.ctx
     if p.keep_late_in_place and inp.tail:
-        ctx.placed_notes = (*emitted, *_new_notes(late, ctx, inp, stale))
+        ctx.placed_notes = (*attempt.emitted, *_new_notes(attempt.late, ctx, inp, stale))
     return ctx
 
 
@@ -527,90 +550,135 @@ def _newest(
     return out
 
 
-def _layered_once(
+@dataclass(frozen=True, slots=True)
+class _Attempt:
+    """One pass of `_layered_once`: the layout (None when notes have to go
+    first), its own late sections, the notes it forwards again in place, and
+    those it could not (their turn is outside the window, or they are the
+    newest over the high-water mark)."""
+
+    ctx: AssembledContext | None
+    late: list[Generated]
+    emitted: list[PlacedNote]
+    lost: list[PlacedNote]
+
+
+@dataclass(frozen=True, slots=True)
+class _MemoryPart:
+    """What item memory takes of a layered layout (`_memory_part`)."""
+
+    plan: MemoryPlan | None  # the working-memory block and its delta (None: no item memory)
+    replay: Generated  # the rules the input touches, replayed late
+    borrowed: int  # tokens the block took beyond its share (they come out of recall's)
+    notes: list[PlacedNote]  # the notes in place that still hold with this layout
+    candidates: list[Candidate]  # the account of items and conflict notes
+    room: int  # what is left of the history budget
+
+
+def _memory_part(
     inp: AssemblyInput,
     p: _LayeredParams,
     full: FullParams | None,
+    query: frozenset[str],
+    query_text: str,
+    notes: list[PlacedNote],
+    history_budget: int,
+) -> _MemoryPart:
+    """Plan the working-memory block, its delta and replay (`full` only): each
+    within its share of the history budget. Memory-delta notes in place go when
+    the block was laid out again."""
+    if full is None:
+        unused = _unused_memory(inp, f"{p.__class__.__name__}: no item memory")
+        return _MemoryPart(None, nothing("replay"), 0, notes, unused, history_budget)
+    room = history_budget
+    shown_items, in_tail = _before_tail(inp)
+    candidates = [*in_tail]
+    share = int(history_budget * full.memory_share)
+    plan = plan_memory(
+        MemoryQuery(shown_items, inp.current_ordinal, query, query_text, inp.count),
+        inp.memory_layout,
+        min(room, share + int(history_budget * full.memory_borrow_share)),
+        int(history_budget * full.delta_share),
+        full,
+        int(history_budget * full.incidental_share),
+        (shown_item_ids(notes, "memory_delta"), shown_item_ids(notes, "replay")),
+        room,
+    )
+    if not delta_notes_hold(notes, plan.layout):
+        notes = [n for n in notes if n.section != "memory_delta"]
+    borrowed = max(0, plan.stable.tokens - share)
+    room -= plan.stable.tokens + plan.delta.tokens
+    candidates += plan.candidates
+    replay = plan_replay(
+        shown_items,
+        inp.conflict_notes,
+        query,
+        min(room, int(history_budget * full.replay_share)),
+        full,
+        inp.count,
+        shown_item_ids(notes, "memory_delta", "replay"),
+    )
+    room -= replay.tokens
+    return _MemoryPart(plan, replay, borrowed, notes, candidates, room)
+
+
+@dataclass(frozen=True, slots=True)
+class _SummaryPart:
+    """The summary section of a layered layout (`_summary_part`)."""
+
+    section: Generated
+    cap: int  # the summary's share of the history budget, in tokens
+    trimmed: int  # summary lines left out to fit it
+
+
+def _summary_part(
+    inp: AssemblyInput,
+    p: _LayeredParams,
+    plan: MemoryPlan | None,
+    room: int,
+    history_budget: int,
     stale: StaleFilter | None,
-    placed: Sequence[PlacedNote],
-) -> tuple[AssembledContext | None, list[Generated], list[PlacedNote], list[PlacedNote]]:
-    """One layout with the given notes in place; returns it, its own late
-    sections, the notes it forwards again, and those it could not (their
-    turn is outside the window). With the notes over the high-water mark:
-    no layout, and the newest notes that have to go."""
-    start = _since_summary(inp)
-    summarised, live = inp.history[:start], inp.history[start:]
-    history_budget = room = inp.budget - _tokens(inp.system) - _tokens(inp.tail)
-    query_text = _query_turns(inp.tail)
-    query = term_set(query_text)
-    head: list[Generated] = []
-    late: list[Generated] = []
-    extra: list[Candidate] = []
-    plan = None
-    replay = nothing("replay")
-    borrowed = 0
-    notes = list(placed)
-    if full is not None:
-        shown_items, in_tail = _before_tail(inp)
-        extra += in_tail
-        share = int(history_budget * full.memory_share)
-        plan = plan_memory(
-            MemoryQuery(shown_items, inp.current_ordinal, query, query_text, inp.count),
-            inp.memory_layout,
-            min(room, share + int(history_budget * full.memory_borrow_share)),
-            int(history_budget * full.delta_share),
-            full,
-            int(history_budget * full.incidental_share),
-            (shown_item_ids(notes, "memory_delta"), shown_item_ids(notes, "replay")),
-            room,
-        )
-        if not delta_notes_hold(notes, plan.layout):
-            notes = [n for n in notes if n.section != "memory_delta"]
-        borrowed = max(0, plan.stable.tokens - share)
-        room -= plan.stable.tokens + plan.delta.tokens
-        extra += plan.candidates
-        replay = plan_replay(
-            shown_items,
-            inp.conflict_notes,
-            query,
-            min(room, int(history_budget * full.replay_share)),
-            full,
-            inp.count,
-            shown_item_ids(notes, "memory_delta", "replay"),
-        )
-        room -= replay.tokens
-        head.append(plan.stable)
-        late.append(plan.delta)
-    else:
-        extra += _unused_memory(inp, f"{p.__class__.__name__}: no item memory")
-    summary_cap = int(history_budget * p.summary_share)
-    trimmed = 0
-    if inp.summary_chunks:
-        shown = None
-        if plan is not None:
-            by_id = {it.id: it for it in inp.items}
-            shown = Shown([by_id[i].value for i in plan.layout.stable_ids if i in by_id])
-        summary, trimmed = plan_summary(
-            inp.summary_chunks, min(room, summary_cap), inp.count, stale, shown
-        )
-    else:
-        summary = _text_summary(inp, min(room, summary_cap))
-    room -= summary.tokens
-    head.append(summary)
-    # The recent turns come first: whether they are compacted must not depend
-    # on what this input happens to recall. Recall takes what they leave, up
-    # to its share.
-    groups = group_turns(live)
-    opens = {g[0].ordinal: i for i, g in enumerate(groups)}
-    lost = [n for n in notes if n.before not in opens]
-    notes = [n for n in notes if n.before in opens]
-    # What the memory block borrowed beyond its share comes out of recall's.
-    reserve = int(history_budget * min(p.recall_reserve, p.recall_share)) - borrowed
-    reserve = min(room, max(0, reserve))
-    # Turns recalled earlier and still quoted in place are recall: they take
-    # recall's reserve first; beyond it they take room like the other notes,
-    # which go with the turn they precede.
-    with_notes = [0] * len(groups)
+) -> _SummaryPart:
+    """The rolling summary (chunk by chunk, or the plain text) within its share;
+    what the memory block shows already is not repeated in it."""
+    cap = int(history_budget * p.summary_share)
+    if not inp.summary_chunks:
+        return _SummaryPart(_text_summary(inp, min(room, cap)), cap, 0)
+    shown = None
+    if plan is not None:
+        by_id = {it.id: it for it in inp.items}
+        shown = Shown([by_id[i].value for i in plan.layout.stable_ids if i in by_id])
+    summary, trimmed = plan_summary(inp.summary_chunks, min(room, cap), inp.count, stale, shown)
+    return _SummaryPart(summary, cap, trimmed)
+
+
+@dataclass(frozen=True, slots=True)
+class _NoteShares:
+    """How the notes in place share the room (`_share_notes`).
+
+    Turns recalled earlier and still quoted in place are recall: they take
+    recall's reserve first; beyond it they take room like the other notes,
+    which go with the turn they precede.
+    """
+
+    reserve: int  # recall's reserve (what the memory block borrowed is out of it)
+    with_notes: list[int]  # per group: tokens its notes take beyond the reserve
+    from_reserve: dict[int, int]  # id(note) -> tokens it takes of the reserve
+
+    def frees(self, note: PlacedNote) -> int:
+        """Room dropping `note` frees. Not a memory-delta note's: its items
+        would only be shown again in this request's delta."""
+        if note.section == "memory_delta":
+            return 0
+        return note.tokens - self.from_reserve.get(id(note), 0)
+
+
+def _share_notes(
+    notes: Sequence[PlacedNote], opens: Mapping[int, int], n_groups: int, reserve: int
+) -> _NoteShares:
+    """Charge each note to recall's reserve or to the group it precedes
+    (`opens`: a group's first ordinal -> its index)."""
+    with_notes = [0] * n_groups
     from_reserve: dict[int, int] = {}
     left = reserve
     for n in notes:
@@ -618,54 +686,98 @@ def _layered_once(
             from_reserve[id(n)] = min(left, n.tokens)
             left -= from_reserve[id(n)]
         with_notes[opens[n.before]] += n.tokens - from_reserve.get(id(n), 0)
-    over = _over_high_water(groups, with_notes, room - reserve, p)
+    return _NoteShares(reserve, with_notes, from_reserve)
 
-    def frees(note: PlacedNote) -> int:
-        """Room dropping `note` frees. Not a memory-delta note's: its items
-        would only be shown again in this request's delta."""
-        if note.section == "memory_delta":
-            return 0
-        return note.tokens - from_reserve.get(id(note), 0)
 
-    if 0 < over <= sum(frees(n) for n in notes):
-        # Dropping the newest notes keeps the prompt up to them; compacting
-        # would rewrite it from the summary on.
-        return None, [], [], [*lost, *_newest(notes, over, frees)]
-    window, compact = _recent_window(inp, groups, room - reserve, p, with_notes)
-    kept = {groups[i][0].ordinal for i in window.kept}
-    lost += [n for n in notes if n.before not in kept]
-    emitted = [n for n in notes if n.before in kept]
-    room -= window.tokens + sum(from_reserve.get(id(n), 0) for n in emitted)
+def _recall_part(
+    inp: AssemblyInput,
+    p: _LayeredParams,
+    query: frozenset[str],
+    room: int,
+    cap: int,
+    stale: StaleFilter | None,
+    emitted: Sequence[PlacedNote],
+    live: Sequence[Turn],
+) -> Generated:
+    """Older turns recalled for the input, within `cap` and what the recent
+    window left; with notes kept in place, room is left for the next round
+    (about this one's size, `live`: the turns since the summary), so that
+    what this request recalls can stay in place on the next one."""
     headroom = 0
     if p.keep_late_in_place:
-        # Leave room for the next round (about this one's size), so that what
-        # this request recalls can stay in place on the next one.
         last = live[-1].tokens if live else 0
         headroom = last + _tokens(inp.tail)
-    recall_cap = max(0, int(history_budget * p.recall_share) - borrowed)
-    recalled = plan_recall(
+    return plan_recall(
         inp.recalled,
         query,
-        min(room - headroom, recall_cap),
+        min(room - headroom, cap),
         p.recall.snippet_chars,
         inp.count,
         stale,
         _older_turns(inp) if p.recall.exchanges else None,
         quoted_ordinals(emitted),
     )
+
+
+def _layered_once(
+    inp: AssemblyInput,
+    p: _LayeredParams,
+    full: FullParams | None,
+    stale: StaleFilter | None,
+    placed: Sequence[PlacedNote],
+) -> _Attempt:
+    """One layout with the given notes in place (`_Attempt`). With the notes
+    over the high-water mark: no layout, and the newest notes that have to go.
+
+    Memory first, then the summary, then the recent window, then recall in
+    what is left."""
+    start = _since_summary(inp)
+    summarised, live = inp.history[:start], inp.history[start:]
+    history_budget = inp.budget - _tokens(inp.system) - _tokens(inp.tail)
+    query_text = _query_turns(inp.tail)
+    query = term_set(query_text)
+    memory = _memory_part(inp, p, full, query, query_text, list(placed), history_budget)
+    summary = _summary_part(inp, p, memory.plan, memory.room, history_budget, stale)
+    room = memory.room - summary.section.tokens
+    # The recent turns come first: whether they are compacted must not depend
+    # on what this input happens to recall. Recall takes what they leave, up
+    # to its share.
+    groups = group_turns(live)
+    opens = {g[0].ordinal: i for i, g in enumerate(groups)}
+    lost = [n for n in memory.notes if n.before not in opens]
+    notes = [n for n in memory.notes if n.before in opens]
+    # What the memory block borrowed beyond its share comes out of recall's.
+    reserve = int(history_budget * min(p.recall_reserve, p.recall_share)) - memory.borrowed
+    shares = _share_notes(notes, opens, len(groups), min(room, max(0, reserve)))
+    over = _over_high_water(groups, shares.with_notes, room - shares.reserve, p)
+    if 0 < over <= sum(shares.frees(n) for n in notes):
+        # Dropping the newest notes keeps the prompt up to them; compacting
+        # would rewrite it from the summary on.
+        return _Attempt(None, [], [], [*lost, *_newest(notes, over, shares.frees)])
+    window, compact = _recent_window(inp, groups, room - shares.reserve, p, shares.with_notes)
+    kept = {groups[i][0].ordinal for i in window.kept}
+    lost += [n for n in notes if n.before not in kept]
+    emitted = [n for n in notes if n.before in kept]
+    room -= window.tokens + sum(shares.from_reserve.get(id(n), 0) for n in emitted)
+    recall_cap = max(0, int(history_budget * p.recall_share) - memory.borrowed)
+    recalled = _recall_part(inp, p, query, room, recall_cap, stale, emitted, live)
+    head = [memory.plan.stable] if memory.plan is not None else []
+    head.append(summary.section)
     middle = [recalled] if p.recall_position == "before_recent" else []
+    late = [memory.plan.delta] if memory.plan is not None else []
     if p.recall_position == "late":
         late.append(recalled)
     if full is not None:
-        late.append(replay)
-    ctx = _finish(inp, groups, window, _Layout(head, middle, late), extra, summarised, emitted)
+        late.append(memory.replay)
+    layout = _Layout(head, middle, late)
+    ctx = _finish(inp, groups, window, layout, memory.candidates, summarised, emitted)
     ctx.compact_upto = compact
-    ctx.summary_cap = summary_cap
-    ctx.summary_trimmed = trimmed
-    if plan is not None:
-        ctx.memory_layout = plan.layout
-        ctx.repromoted_ids = plan.repromoted
-    return ctx, late, emitted, lost
+    ctx.summary_cap = summary.cap
+    ctx.summary_trimmed = summary.trimmed
+    if memory.plan is not None:
+        ctx.memory_layout = memory.plan.layout
+        ctx.repromoted_ids = memory.plan.repromoted
+    return _Attempt(ctx, late, emitted, lost)
 
 
 class RawAssembler:

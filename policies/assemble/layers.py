@@ -365,27 +365,19 @@ def _stable(
     return Generated([content], tokens, parts, candidates, list(layout.stable_ids))
 
 
-def _delta(
-    layout: MemoryLayout,
-    q: MemoryQuery,
-    cap: int,
-    p: FullParams,
-    shown_in_place: frozenset[str] = frozenset(),
-) -> tuple[Generated, tuple[str, ...], bool]:
-    """The late memory section: what changed since the layout, and data.
+@dataclass(frozen=True, slots=True)
+class _DeltaGroups:
+    """The items the memory delta may show, in priority order (`_delta_groups`)."""
 
-    In priority order: what the user stated since the block was laid out
-    (all of it must fit, else the caller lays the block out again), items
-    forgotten earlier that the input mentions (re-promoted), then what tools
-    returned or the assistant inferred, by score. That last kind never goes
-    into the block: tool results are refreshed all the time (an issue's
-    status, a query's rows), and each refresh would rebuild the block.
+    new: list[MemoryItem]  # stated by the user since the layout: all of them must fit
+    back: list[MemoryItem]  # forgotten earlier, mentioned by the input: re-promoted
+    data: list[MemoryItem]  # what tools returned or the assistant inferred: by score
 
-    Items an earlier late section still shows in place (`shown_in_place`,
-    `policies.assemble.placed`) are left out: they are in the prompt already.
 
-    Returns (section, re-promoted ids, fits).
-    """
+def _delta_groups(
+    layout: MemoryLayout, q: MemoryQuery, p: FullParams, shown_in_place: frozenset[str]
+) -> _DeltaGroups:
+    """Sort the items not on show (in the block or in place) into the delta's groups."""
     stable = set(layout.stable_ids) | shown_in_place
     shown_statuses = _LIVE | {"archived"}
 
@@ -419,40 +411,23 @@ def _delta(
         and not faded(it)
         and it.id not in taken
     ]
-    if not (new or back or data):
-        return nothing("memory_delta"), (), True
-    scores = {
-        it.id: score_item(
-            it, current_ordinal=q.current_ordinal, query_terms=q.terms, params=p.scoring
-        )
-        for it in (*new, *back, *data)
-    }
-    back_ids = {it.id for it in back}
-    lines = [
-        Line(it.id, text, q.count(text), (0, it.source_ordinal, it.id), "memory_delta")
-        for group in (new, back, data)
-        for it in rank_items(group, scores)
-        for text in (render_item_line(it),)
-    ]
-    shown, content, tokens = fit_lines(DELTA_HEADER, lines, cap, q.count)
-    shown_ids = {ln.key for ln in shown}
-    if any(it.id not in shown_ids for it in new):
-        return nothing("memory_delta"), (), False
-    if not shown:
-        dropped = [
-            Candidate("item", ln.key, ln.tokens, 0.0, "dropped", "over memory-delta share")
-            for ln in lines
-        ]
-        return nothing("memory_delta", dropped), (), True
+    return _DeltaGroups(new, back, data)
+
+
+def _delta_candidates(
+    lines: Sequence[Line], shown_ids: Collection[str], scores: Mapping[str, float], g: _DeltaGroups
+) -> list[Candidate]:
+    """The account of the delta's lines: shown (and why) or over its share."""
+    back_ids = {it.id for it in g.back}
 
     def reason(key: str) -> str:
         if key in back_ids:
             return "re-promoted: the current input mentions it"
-        if key in scores and any(it.id == key for it in data):
+        if key in scores and any(it.id == key for it in g.data):
             return "tool/assistant data: shown late"
         return "new since the memory block was laid out"
 
-    candidates = [
+    return [
         Candidate(
             "item",
             ln.key,
@@ -464,15 +439,62 @@ def _delta(
         )
         for ln in lines
     ]
+
+
+def _delta(
+    layout: MemoryLayout,
+    q: MemoryQuery,
+    cap: int,
+    p: FullParams,
+    shown_in_place: frozenset[str] = frozenset(),
+) -> tuple[Generated, tuple[str, ...], bool]:
+    """The late memory section: what changed since the layout, and data.
+
+    In priority order: what the user stated since the block was laid out
+    (all of it must fit, else the caller lays the block out again), items
+    forgotten earlier that the input mentions (re-promoted), then what tools
+    returned or the assistant inferred, by score. That last kind never goes
+    into the block: tool results are refreshed all the time (an issue's
+    status, a query's rows), and each refresh would rebuild the block.
+
+    Items an earlier late section still shows in place (`shown_in_place`,
+    `policies.assemble.placed`) are left out: they are in the prompt already.
+
+    Returns (section, re-promoted ids, fits).
+    """
+    g = _delta_groups(layout, q, p, shown_in_place)
+    if not (g.new or g.back or g.data):
+        return nothing("memory_delta"), (), True
+    scores = {
+        it.id: score_item(
+            it, current_ordinal=q.current_ordinal, query_terms=q.terms, params=p.scoring
+        )
+        for it in (*g.new, *g.back, *g.data)
+    }
+    lines = [
+        Line(it.id, text, q.count(text), (0, it.source_ordinal, it.id), "memory_delta")
+        for group in (g.new, g.back, g.data)
+        for it in rank_items(group, scores)
+        for text in (render_item_line(it),)
+    ]
+    shown, content, tokens = fit_lines(DELTA_HEADER, lines, cap, q.count)
+    shown_ids = {ln.key for ln in shown}
+    if any(it.id not in shown_ids for it in g.new):
+        return nothing("memory_delta"), (), False
+    if not shown:
+        dropped = [
+            Candidate("item", ln.key, ln.tokens, 0.0, "dropped", "over memory-delta share")
+            for ln in lines
+        ]
+        return nothing("memory_delta", dropped), (), True
+    candidates = _delta_candidates(lines, shown_ids, scores, g)
     ids = [ln.key for ln in shown]
+    back_ids = {it.id for it in g.back}
     repromoted = tuple(i for i in ids if i in back_ids)
-    return (
-        Generated(
-            [content], tokens, [Section("memory_delta", tokens, len(shown))], candidates, ids
-        ),
-        repromoted,
-        True,
+    section = Generated(
+        [content], tokens, [Section("memory_delta", tokens, len(shown))], candidates, ids
     )
+    return section, repromoted, True
 
 
 def plan_memory(
@@ -680,16 +702,9 @@ def plan_recall(
             break  # the rest could not fit: not worth rendering
         if str(hit.ordinal) in reasons:
             continue  # already shown as another hit's companion
-        parts = [(hit.ordinal, hit.role, hit.date, snippet(hit.text, query, snippet_chars))]
-        reasons[str(hit.ordinal)] = (hit.score, "relevant to the current input (BM25)")
-        if turn_at is not None:
-            comp = _companion(hit, turn_at, snippet_chars // 2)
-            if comp is not None and str(comp.ordinal) not in reasons:
-                turn = turn_at(comp.ordinal)
-                date = (marker_date(turn.text) if turn else None) or hit.date
-                parts.append((comp.ordinal, comp.role, date, comp.sentences))
-                reasons[str(comp.ordinal)] = (hit.score, comp.reason)
-        for k, (ordinal, role, date, sentences) in enumerate(parts):
+        for k, (ordinal, role, date, sentences) in enumerate(
+            _hit_parts(hit, query, snippet_chars, turn_at, reasons)
+        ):
             if role == "user":
                 sentences = [drop_retracted(x) for x in sentences]
             if stale:
@@ -722,6 +737,28 @@ def plan_recall(
     ]
     contents = [content] if content else []
     return Generated(contents, tokens, [Section("recalled", tokens, len(shown))], candidates)
+
+
+def _hit_parts(
+    hit: RecallHit,
+    query: Collection[str],
+    snippet_chars: int,
+    turn_at: Callable[[int], Turn | None] | None,
+    reasons: dict[str, tuple[float, str]],
+) -> list[tuple[int, str, str, list[str]]]:
+    """What one recall hit shows: its snippet, then its companion (the other
+    half of its exchange) when `turn_at` gives one not shown yet; each part's
+    (score, reason) goes into `reasons`, by ordinal."""
+    parts = [(hit.ordinal, hit.role, hit.date, snippet(hit.text, query, snippet_chars))]
+    reasons[str(hit.ordinal)] = (hit.score, "relevant to the current input (BM25)")
+    if turn_at is not None:
+        comp = _companion(hit, turn_at, snippet_chars // 2)
+        if comp is not None and str(comp.ordinal) not in reasons:
+            turn = turn_at(comp.ordinal)
+            date = (marker_date(turn.text) if turn else None) or hit.date
+            parts.append((comp.ordinal, comp.role, date, comp.sentences))
+            reasons[str(comp.ordinal)] = (hit.score, comp.reason)
+    return parts
 
 
 def _companion(

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import operator
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -347,15 +347,7 @@ def plan_backfill(
     for row, score, why in scored:
         if score <= 0:
             continue
-        reason = ""
-        if score < p.min_score:
-            reason = f"below min_score ({score:.2f} < {p.min_score})"
-        elif row.id in revoked:
-            reason = "revoked by the current input"
-        elif len(selected) >= p.max_items:
-            reason = f"over max_items ({p.max_items})"
-        elif _already_here(row, current, idf):
-            reason = "already in this conversation's memory"
+        reason = _left_out(row, score, p, revoked, len(selected), current, idf)
         if reason:
             out.candidates.append(Candidate(SECTION, row.id, 0, score, "dropped", reason))
             continue
@@ -390,6 +382,29 @@ def plan_backfill(
         out.contents, out.tokens, out.item_ids = [content], tokens, [ln.key for ln in shown]
     out.conflicts = {k: v for k, v in out.conflicts.items() if k in shown_ids}
     return out
+
+
+def _left_out(
+    row: LongTermItem,
+    score: float,
+    p: LongTermParams,
+    revoked: Collection[str],
+    selected: int,
+    current: Sequence[MemoryItem],
+    idf: Idf,
+) -> str:
+    """Why a scored row is not shown ("" when it is): under the minimum score,
+    revoked by the input, over the item cap (`selected`: rows taken so far), or
+    already in this conversation's memory (`current`: its live user items)."""
+    if score < p.min_score:
+        return f"below min_score ({score:.2f} < {p.min_score})"
+    if row.id in revoked:
+        return "revoked by the current input"
+    if selected >= p.max_items:
+        return f"over max_items ({p.max_items})"
+    if _already_here(row, current, idf):
+        return "already in this conversation's memory"
+    return ""
 
 
 def place_backfill(

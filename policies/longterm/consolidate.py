@@ -336,14 +336,8 @@ def merge_items(
             None,
         )
         if own is not None:
-            # Its item was revised since (a newer item replaced it). The same item with
-            # another wording is a restatement kept as first said, or an operator's edit.
             if own.source_item_id != pick.item.id:
-                if own.value != pick.item.value:
-                    _take_over(own, pick, "revised in the same conversation")
-                    own.value_sessions = [session_id]
-                own.source_item_id = pick.item.id
-                own.last_confirmed = now
+                _follow_revision(own, pick, session_id, now)
                 changed[own.id] = own
             continue
         found = _target(pick, active)
@@ -362,26 +356,44 @@ def merge_items(
             _restate(row, pick, session_id, now)
             changed[row.id] = row
             continue
-        row = LongTermItem(
-            id=new_id(),
-            kind=pick.kind,
-            type=pick.item.type,
-            slot=pick.item.slot,
-            value=pick.item.value,
-            source_session_id=session_id,
-            source_item_id=pick.item.id,
-            first_session_id=session_id,
-            first_seen=now,
-            last_confirmed=now,
-            history=[
-                LongTermVersion(v, session_id, now, "earlier in the same conversation")
-                for v in pick.earlier
-            ],
-            value_sessions=[session_id],
-        )
+        row = _new_row(pick, session_id, now, new_id())
         rows.append(row)
         changed[row.id] = row
     return list(changed.values())
+
+
+def _follow_revision(own: LongTermItem, pick: Pick, session_id: str, now: float) -> None:
+    """A row whose item was revised since (a newer item of the same conversation
+    replaced it) follows the newer item. The same item with another wording is a
+    restatement kept as first said, or an operator's edit: only a new value
+    takes the row over."""
+    if own.value != pick.item.value:
+        _take_over(own, pick, "revised in the same conversation")
+        own.value_sessions = [session_id]
+    own.source_item_id = pick.item.id
+    own.last_confirmed = now
+
+
+def _new_row(pick: Pick, session_id: str, now: float, row_id: str) -> LongTermItem:
+    """A row for a pick no row holds yet; its earlier values in the same
+    conversation are its history."""
+    return LongTermItem(
+        id=row_id,
+        kind=pick.kind,
+        type=pick.item.type,
+        slot=pick.item.slot,
+        value=pick.item.value,
+        source_session_id=session_id,
+        source_item_id=pick.item.id,
+        first_session_id=session_id,
+        first_seen=now,
+        last_confirmed=now,
+        history=[
+            LongTermVersion(v, session_id, now, "earlier in the same conversation")
+            for v in pick.earlier
+        ],
+        value_sessions=[session_id],
+    )
 
 
 def retire_revoked(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +46,7 @@ from proxy.conversation import (
 from proxy.errors import ProxyError
 from proxy.lifecycle import SessionLayers
 from proxy.longterm import user_scope
-from proxy.sessions import Resolution, match_scope
+from proxy.sessions import Resolution, Ticket, match_scope
 from proxy.store.faults import store_fault
 from proxy.store.repo import SessionRow, StoredMessage
 from proxy.tokens import TokenCounter
@@ -138,21 +138,31 @@ async def prepare_guarded(p: Pipeline, req: ChatRequest, ctx: RequestContext) ->
     )
 
 
-async def prepare(p: Pipeline, req: ChatRequest, ctx: RequestContext) -> RequestPlan:
-    await p.upstream.ready()
-    target = p.upstream.resolve(req.model)
-    mode, preset = _mode(p, ctx.mode_header), _preset(p, ctx.policy_header)
-    budget = _budget(p, req, ctx, target)
-    counter = p.counters.for_model(target.provider_model)
-    split = split_system(req.messages)
-    if split == len(req.messages):
-        conv = build_conversation(counter, req.messages)
-        sys_turns = system_turns(counter, conv.system)
-        raw_tokens = sum(t.tokens for t in sys_turns)
-        # Nothing but system messages: no conversation to manage.
-        return RequestPlan(
-            ctx, req, target, mode, preset, counter, budget, raw_tokens, req.messages, raw_tokens
-        )
+@dataclass(frozen=True, slots=True)
+class _Admitted:
+    """A request past the conversation lock (`_admit`): its conversation, its
+    session and its place in the session's queue."""
+
+    conv: Conversation
+    sys_turns: list[Turn]
+    raw_tokens: int  # the client's messages as sent
+    session: SessionRow
+    resolution: Resolution | None  # None: a named session, resolved in its turn
+    ticket: Ticket
+    turn_write: TurnWrite | None  # the new turns' write, when it was started
+
+
+async def _admit(
+    p: Pipeline, req: ChatRequest, ctx: RequestContext, counter: TokenCounter, split: int
+) -> _Admitted:
+    """Recognise the conversation and resolve its session under the conversation
+    lock, then queue for the session.
+
+    Conversations with different first turns can never match each other, so the
+    lock is per (scope, first turn) or per named session. The cache is read under
+    it too: a request that waited must see what the previous wrote. A transparent
+    match whose new turns are written keeps the lock until they are stored.
+    """
     named = ctx.session_header
     # Transparent matching stays within the end user, when the request names one.
     scope = (
@@ -160,9 +170,6 @@ async def prepare(p: Pipeline, req: ChatRequest, ctx: RequestContext) -> Request
         if named is not None
         else match_scope(ctx.tenant_id, user_scope(ctx.user_header, req.params))
     )
-    # Conversations with different first turns can never match each other, so the
-    # resolution lock is per (scope, first turn) or per named session. The cache
-    # is read under it too: a request that waited must see what the previous wrote.
     first_hash = message_hash(req.messages[split])
     held = await p.conversation_locks(f"{scope}:{named or first_hash}")
     unlock: Callable[[], None] | None = held.release
@@ -189,21 +196,55 @@ async def prepare(p: Pipeline, req: ChatRequest, ctx: RequestContext) -> Request
     finally:
         if unlock is not None:
             unlock()
+    return _Admitted(conv, sys_turns, raw_tokens, session, resolution, ticket, turn_write)
+
+
+async def _resolve_named(
+    p: Pipeline, session: SessionRow, conv: Conversation
+) -> tuple[Resolution, TurnWrite | None]:
+    """A named session's resolution, once its turn in the queue has come, and
+    the write of its new turns (None: nothing new to write)."""
+    # Earlier requests of this session may have written since the lookup.
+    cached = p.cache.get(session.id)
+    if cached is not None:
+        session = cached.session
+    else:
+        session = await p.store.get_session(session.id) or session
+    prefix = None
+    if cached is not None and len(cached.turns) == session.message_count:
+        prefix = partial(_stored_turns, cached)
+    resolution = await p.resolver.resolve_named(session, conv, prefix)
+    if resolution.pending is not None:
+        return resolution, TurnWrite(resolution.pending())
+    return resolution, None
+
+
+async def prepare(p: Pipeline, req: ChatRequest, ctx: RequestContext) -> RequestPlan:
+    """The plan of one request: its target, mode, preset and budget; then the
+    session (`_admit`, `_resolve_named`) and the steps within it
+    (`_prepare_in_session`). On failure the session's queue moves on, with the
+    new turns' write settled first."""
+    await p.upstream.ready()
+    target = p.upstream.resolve(req.model)
+    mode, preset = _mode(p, ctx.mode_header), _preset(p, ctx.policy_header)
+    budget = _budget(p, req, ctx, target)
+    counter = p.counters.for_model(target.provider_model)
+    split = split_system(req.messages)
+    if split == len(req.messages):
+        conv = build_conversation(counter, req.messages)
+        sys_turns = system_turns(counter, conv.system)
+        raw_tokens = sum(t.tokens for t in sys_turns)
+        # Nothing but system messages: no conversation to manage.
+        return RequestPlan(
+            ctx, req, target, mode, preset, counter, budget, raw_tokens, req.messages, raw_tokens
+        )
+    admitted = await _admit(p, req, ctx, counter, split)
+    session, ticket = admitted.session, admitted.ticket
+    resolution, turn_write = admitted.resolution, admitted.turn_write
     try:
         await ticket.wait()
         if resolution is None:
-            # Earlier requests of this session may have written since the lookup.
-            cached = p.cache.get(session.id)
-            if cached is not None:
-                session = cached.session
-            else:
-                session = await p.store.get_session(session.id) or session
-            prefix = None
-            if cached is not None and len(cached.turns) == session.message_count:
-                prefix = partial(_stored_turns, cached)
-            resolution = await p.resolver.resolve_named(session, conv, prefix)
-            if resolution.pending is not None:
-                turn_write = TurnWrite(resolution.pending())
+            resolution, turn_write = await _resolve_named(p, session, admitted.conv)
         if ctx.mode_header is None and p.settings.memory.ab_split is not None:
             mode = ab_arm(resolution.session.id, p.settings.memory.ab_split)
         plan = RequestPlan(
@@ -214,14 +255,14 @@ async def prepare(p: Pipeline, req: ChatRequest, ctx: RequestContext) -> Request
             preset,
             counter,
             budget,
-            raw_tokens,
+            admitted.raw_tokens,
             req.messages,
-            raw_tokens,
+            admitted.raw_tokens,
             ticket.release,
             resolution,
             turn_write=turn_write,
         )
-        return await _prepare_in_session(p, plan, conv, sys_turns)
+        return await _prepare_in_session(p, plan, admitted.conv, admitted.sys_turns)
     except BaseException:
         try:
             if turn_write is not None:
@@ -424,26 +465,79 @@ def _add_cache_hints(p: Pipeline, plan: RequestPlan) -> RequestPlan:
 # --- the managed context ----------------------------------------------------------------
 
 
+async def _session_layers(p: Pipeline, plan: RequestPlan) -> SessionLayers | None:
+    """The session's summary and recall layers, when the preset uses them (read,
+    and a fork's copied, from the store: after the turns are stored, unless this
+    process holds them)."""
+    resolution = plan.resolution
+    assert resolution is not None
+    if plan.preset.summarizer is None and plan.preset.recall is None:
+        return None
+    rewound = resolution.start if resolution.kind in ("regenerate", "rewind") else None
+    fork = resolution.start if resolution.kind == "fork" else None
+    if not p.lifecycle.holds(resolution.session.id):
+        await plan.turns_stored()  # the layers are read (and forks copied) from the store
+    return await p.lifecycle.state(resolution.session, plan.turns, rewound, fork)
+
+
+async def _with_longterm(
+    p: Pipeline, plan: RequestPlan, items: list[MemoryItem], calls: list[PolicyCall]
+) -> RequestPlan:
+    """The plan with the end user's long-term memory backfilled (an extracting
+    preset only); its policy calls go into `calls`."""
+    if plan.preset.extractor is None:
+        return plan
+    assert plan.resolution is not None
+    user = user_scope(plan.ctx.user_header, plan.req.params)
+    longterm = await p.longterm.backfill(
+        plan.ctx.tenant_id, user, plan.resolution.session.id, [*plan.system, *plan.turns],
+        items, plan.budget, plan.counter, calls,
+    )  # fmt: skip
+    return replace(plan, user=user, longterm=longterm)
+
+
+async def _keep_layers(
+    p: Pipeline,
+    plan: RequestPlan,
+    managed: AssembledContext,
+    layers: SessionLayers,
+    compactions: list[tuple[int, int]],
+    trimmed: bool,
+) -> dict[str, Any]:
+    """Keep what this assembly laid out for the next request (memory layout,
+    notes in place, backbone levels); returns the request record's lifecycle."""
+    assert plan.resolution is not None
+    session_id = plan.resolution.session.id
+    rebuilt = managed.memory_layout is not None and managed.memory_layout is not (layers.layout)
+    if managed.memory_layout is not None:
+        layers.layout = managed.memory_layout
+    layers.notes = managed.placed_notes
+    if managed.backbone_levels is not None:
+        layers.backbone = managed.backbone_levels
+    if managed.backbone_shown is not None:
+        layers.backbone_shown = managed.backbone_shown
+    if rebuilt and p.store.shared:
+        # Several replicas: the next request may be served by another one.
+        await plan.turns_stored()
+        await p.store.save_layout(session_id, layers.layout)
+    return {
+        "summary_upto": layers.upto,
+        "summary_chunks": len(layers.chunks),
+        "compactions": [list(c) for c in compactions],
+        "summary_trimmed": trimmed,
+        "memory_layout": "rebuilt" if rebuilt and managed.memory_layout else "kept",
+        "repromoted": list(managed.repromoted_ids),
+    }
+
+
 async def _assemble_managed(p: Pipeline, plan: RequestPlan, items: list[MemoryItem]) -> RequestPlan:
     """Assemble; when the recent window overflows, compact and assemble again."""
     preset, resolution = plan.preset, plan.resolution
     assert resolution is not None
     session_id = resolution.session.id
-    layers = None
-    if preset.summarizer is not None or preset.recall is not None:
-        rewound = resolution.start if resolution.kind in ("regenerate", "rewind") else None
-        fork = resolution.start if resolution.kind == "fork" else None
-        if not p.lifecycle.holds(session_id):
-            await plan.turns_stored()  # the layers are read (and forks copied) from the store
-        layers = await p.lifecycle.state(resolution.session, plan.turns, rewound, fork)
+    layers = await _session_layers(p, plan)
     calls: list[PolicyCall] = list(plan.policy_calls)
-    if preset.extractor is not None:
-        user = user_scope(plan.ctx.user_header, plan.req.params)
-        longterm = await p.longterm.backfill(
-            plan.ctx.tenant_id, user, session_id, [*plan.system, *plan.turns], items,
-            plan.budget, plan.counter, calls,
-        )  # fmt: skip
-        plan = replace(plan, user=user, longterm=longterm)
+    plan = await _with_longterm(p, plan, items, calls)
     managed = _assemble(p, plan, items, layers)
     compactions: list[tuple[int, int]] = []
     while (
@@ -476,26 +570,7 @@ async def _assemble_managed(p: Pipeline, plan: RequestPlan, items: list[MemoryIt
         managed = _assemble(p, plan, items, layers)
     lifecycle: dict[str, Any] = {}
     if layers is not None:
-        rebuilt = managed.memory_layout is not None and managed.memory_layout is not (layers.layout)
-        if managed.memory_layout is not None:
-            layers.layout = managed.memory_layout
-        layers.notes = managed.placed_notes
-        if managed.backbone_levels is not None:
-            layers.backbone = managed.backbone_levels
-        if managed.backbone_shown is not None:
-            layers.backbone_shown = managed.backbone_shown
-        if rebuilt and p.store.shared:
-            # Several replicas: the next request may be served by another one.
-            await plan.turns_stored()
-            await p.store.save_layout(session_id, layers.layout)
-        lifecycle = {
-            "summary_upto": layers.upto,
-            "summary_chunks": len(layers.chunks),
-            "compactions": [list(c) for c in compactions],
-            "summary_trimmed": trimmed,
-            "memory_layout": "rebuilt" if rebuilt and managed.memory_layout else "kept",
-            "repromoted": list(managed.repromoted_ids),
-        }
+        lifecycle = await _keep_layers(p, plan, managed, layers, compactions, trimmed)
     plan = replace(
         plan,
         layers=layers,

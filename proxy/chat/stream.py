@@ -18,6 +18,7 @@ from fastapi.responses import Response, StreamingResponse
 from proxy.chat.plan import RequestPlan
 from proxy.errors import ProxyError
 from proxy.records import Outcome
+from proxy.upstream_wire import RoutedStream
 from proxy.wire import CHAT_WIRE, WireFormat
 
 if TYPE_CHECKING:
@@ -76,6 +77,9 @@ async def _close_stream(stream: Any) -> None:
 async def stream_completion(
     pipeline: Pipeline, plan: RequestPlan, wire: WireFormat = CHAT_WIRE
 ) -> Response:
+    """Open the upstream stream (its first chunk waited for, retried or fallen
+    back), wait for the client's turns to be stored, then relay the answer
+    (`_relay`); a failure before the first byte is an error response."""
     upstream = pipeline.upstream
     call = upstream.build_call(
         plan.target,
@@ -113,51 +117,68 @@ async def stream_completion(
             raise
         pipeline.finish(plan, Outcome(exc.status, error=exc.message, extra=extra))
         return wire.error(exc, plan.headers())
-
-    async def relay() -> AsyncIterator[bytes]:
-        acc = AnswerAccumulator()
-        encoder = wire.stream()
-        answer: dict[str, Any] | None = None
-        error: str | None = None
-        degraded = unstored
-        status = 200
-        try:
-            async for chunk in stream:
-                data = upstream.chunk_dict(chunk)
-                acc.add(data)
-                events = encoder.chunk(data)
-                if events:
-                    yield events
-            answer = acc.message()
-            if degraded is None:  # after turns that are not stored, the answer is not either
-                degraded = await pipeline.store_answer(plan, answer)
-            yield encoder.end(answer)
-        except asyncio.CancelledError:
-            error, status, answer = "client disconnected", 499, None
-            raise
-        except Exception as exc:
-            mapped = exc if isinstance(exc, ProxyError) else upstream.map_error(exc)
-            error, status, answer = mapped.message, mapped.status, None
-            yield encoder.fail(mapped)
-        finally:
-            # Closing a broken stream may fail; there is nothing left to save.
-            with contextlib.suppress(Exception):
-                await _close_stream(stream)
-            elapsed = (asyncio.get_running_loop().time() - started) * 1000
-            response = {"streamed": True, "message": answer, "finish_reason": acc.finish_reason}
-            outcome = Outcome(
-                status,
-                answer,
-                response,
-                error,
-                acc.usage,
-                upstream_ms=elapsed,
-                extra=extra,
-                degraded=degraded,
-            )
-            if acc.usage and stream.route.get("model"):
-                outcome.cost_usage = (str(stream.route["model"]), acc.usage)
-            pipeline.finish(plan, outcome)
-
     headers = {**plan.headers(unstored), "X-Accel-Buffering": "no", "Cache-Control": "no-cache"}
-    return StreamingResponse(relay(), media_type="text/event-stream", headers=headers)
+    return StreamingResponse(
+        _relay(pipeline, plan, stream, wire, started, extra, unstored),
+        media_type="text/event-stream",
+        headers=headers,
+    )
+
+
+async def _relay(
+    pipeline: Pipeline,
+    plan: RequestPlan,
+    stream: RoutedStream,
+    wire: WireFormat,
+    started: float,
+    extra: dict[str, Any],
+    unstored: str | None,
+) -> AsyncIterator[bytes]:
+    """The answer's events as they come, re-encoded for the client's wire; the
+    answer is stored after its last chunk, the stream closed and the request
+    recorded however it ends (`unstored`: why the client's turns were not
+    stored, if they were not: then the answer is not either)."""
+    upstream = pipeline.upstream
+    acc = AnswerAccumulator()
+    encoder = wire.stream()
+    answer: dict[str, Any] | None = None
+    error: str | None = None
+    degraded = unstored
+    status = 200
+    try:
+        async for chunk in stream:
+            data = upstream.chunk_dict(chunk)
+            acc.add(data)
+            events = encoder.chunk(data)
+            if events:
+                yield events
+        answer = acc.message()
+        if degraded is None:  # after turns that are not stored, the answer is not either
+            degraded = await pipeline.store_answer(plan, answer)
+        yield encoder.end(answer)
+    except asyncio.CancelledError:
+        error, status, answer = "client disconnected", 499, None
+        raise
+    except Exception as exc:
+        mapped = exc if isinstance(exc, ProxyError) else upstream.map_error(exc)
+        error, status, answer = mapped.message, mapped.status, None
+        yield encoder.fail(mapped)
+    finally:
+        # Closing a broken stream may fail; there is nothing left to save.
+        with contextlib.suppress(Exception):
+            await _close_stream(stream)
+        elapsed = (asyncio.get_running_loop().time() - started) * 1000
+        response = {"streamed": True, "message": answer, "finish_reason": acc.finish_reason}
+        outcome = Outcome(
+            status,
+            answer,
+            response,
+            error,
+            acc.usage,
+            upstream_ms=elapsed,
+            extra=extra,
+            degraded=degraded,
+        )
+        if acc.usage and stream.route.get("model"):
+            outcome.cost_usage = (str(stream.route["model"]), acc.usage)
+        pipeline.finish(plan, outcome)

@@ -47,37 +47,7 @@ class Revocation:
             # is the outdated content, no rule of the user's.
             st.revoke = False
             return True
-        near = _near_cue(st)
-        pool = [
-            it for it in ctx.user_items(_RULE_TYPES)
-            if _named_near(near, weighted_terms(it.value), strict=it.type != "directive")
-            # "你不用那么简短了" withdraws "回我尽量短一点": the opposite of the revoked
-            # word names the rule as well as the word itself.
-            or (it.type == "directive" and same_side(_revoked_text(st), it.value))
-        ]  # fmt: skip
-        # "Drop the formal register", "别那么正式了": the cue names a side of an
-        # antonym pair, and the one rule taking that side is what goes, however
-        # little else of it the message repeats.
-        sided = [it for it in pool if same_side(_revoked_text(st), it.value)]
-        target: MemoryItem | None
-        if len(sided) == 1:
-            target, score = sided[0], REVOKE_MIN
-        else:
-            target, score = ctx.best(st, pool, with_message=True)
-        named = target is not None and score >= REVOKE_MIN
-        if not named:
-            # "The 200-word limit is off": the rule capping words, however it was worded.
-            target = limit_holder(st.text, ctx.user_items(_RULE_TYPES))
-            ctx.phrase = "the rule on that limit"
-            if target is None:
-                target = _only_rule_named(st, pool)
-                ctx.phrase = "the one rule holding the word after the cue"
-            named = target is not None
-            if target is None:
-                target = _recent_rule(ctx, st)
-                ctx.phrase = "nothing named: the latest rule"
-        elif len(sided) == 1:
-            ctx.phrase = "the cue names its side"
+        target, named = _revoked_rule(ctx, st)
         if target is None and _withdraw_quoted(ctx, st):
             st.consumed = True
             return True
@@ -89,31 +59,79 @@ class Revocation:
                 if token is not None:
                     ctx.denials.append((st, token))
             return True
-        # A rule stated next to the revocation replaces what was revoked, whether or
-        # not the revoking sentence also says what to do ("英文版不用给了，…。以后只给中文版").
-        replacement = _replacement(st, list(ctx.statements), target)
-        new_rule = ""
-        if replacement is not None:
-            replacement.consumed = True
-            first, second = sorted((st, replacement), key=lambda x: x.index)
-            value = first.text + ("" if re.search(r"[\u3000-\u9fff]$", first.text) else " ")
-            ctx.supersede(target, replacement, value + second.text, replacement.type, True)
-            new_rule = replacement.text
-        elif _positive_remainder(st):
-            ctx.supersede(target, st, st.text, target.type, True)
-            span = st.cues.revoke_span
-            new_rule = st.text[span[1] :] if span else st.text
-        else:
-            ctx.claimed.add(target.id)
-            ctx.emit(
-                Revoke(target.id, st.text[:120]), why=reason(ctx.phrase, target.value, st.text)
-            )
-            # "感叹号随便用吧" lifts a ban and says what holds now, as "stop doing X" does.
-            if named and (target.type == "directive" or PERMISSION.search(st.text)):
-                ctx.emit(Add(_withdrawal(ctx, st, target)))
+        new_rule = _revoke(ctx, st, target, named)
         keep_siblings(ctx, target, st, f"{new_rule} {limit_text(st.text, target)}".strip())
         st.consumed = True
         return True
+
+
+def _named_rules(ctx: LinkContext, st: Statement) -> list[MemoryItem]:
+    """The user's rules the revocation names near its cue."""
+    near = _near_cue(st)
+    return [
+        it for it in ctx.user_items(_RULE_TYPES)
+        if _named_near(near, weighted_terms(it.value), strict=it.type != "directive")
+        # "你不用那么简短了" withdraws "回我尽量短一点": the opposite of the revoked
+        # word names the rule as well as the word itself.
+        or (it.type == "directive" and same_side(_revoked_text(st), it.value))
+    ]  # fmt: skip
+
+
+def _revoked_rule(ctx: LinkContext, st: Statement) -> tuple[MemoryItem | None, bool]:
+    """The rule the revocation takes back, and whether it names it; `ctx.phrase`
+    says how it was found. Failing a named one: the rule on the limit it
+    names, the one rule holding the word after the cue, else the latest rule
+    (not named)."""
+    pool = _named_rules(ctx, st)
+    # "Drop the formal register", "别那么正式了": the cue names a side of an
+    # antonym pair, and the one rule taking that side is what goes, however
+    # little else of it the message repeats.
+    sided = [it for it in pool if same_side(_revoked_text(st), it.value)]
+    target: MemoryItem | None
+    if len(sided) == 1:
+        target, score = sided[0], REVOKE_MIN
+    else:
+        target, score = ctx.best(st, pool, with_message=True)
+    named = target is not None and score >= REVOKE_MIN
+    if not named:
+        # "The 200-word limit is off": the rule capping words, however it was worded.
+        target = limit_holder(st.text, ctx.user_items(_RULE_TYPES))
+        ctx.phrase = "the rule on that limit"
+        if target is None:
+            target = _only_rule_named(st, pool)
+            ctx.phrase = "the one rule holding the word after the cue"
+        named = target is not None
+        if target is None:
+            target = _recent_rule(ctx, st)
+            ctx.phrase = "nothing named: the latest rule"
+    elif len(sided) == 1:
+        ctx.phrase = "the cue names its side"
+    return target, named
+
+
+def _revoke(ctx: LinkContext, st: Statement, target: MemoryItem, named: bool) -> str:
+    """Take `target` back: superseded by the rule stated next to the revocation,
+    or by what the revoking sentence says holds now, else revoked. Returns the
+    new rule's text ("" when there is none)."""
+    # A rule stated next to the revocation replaces what was revoked, whether or
+    # not the revoking sentence also says what to do ("英文版不用给了，…。以后只给中文版").
+    replacement = _replacement(st, list(ctx.statements), target)
+    if replacement is not None:
+        replacement.consumed = True
+        first, second = sorted((st, replacement), key=lambda x: x.index)
+        value = first.text + ("" if re.search(r"[\u3000-\u9fff]$", first.text) else " ")
+        ctx.supersede(target, replacement, value + second.text, replacement.type, True)
+        return replacement.text
+    if _positive_remainder(st):
+        ctx.supersede(target, st, st.text, target.type, True)
+        span = st.cues.revoke_span
+        return st.text[span[1] :] if span else st.text
+    ctx.claimed.add(target.id)
+    ctx.emit(Revoke(target.id, st.text[:120]), why=reason(ctx.phrase, target.value, st.text))
+    # "感叹号随便用吧" lifts a ban and says what holds now, as "stop doing X" does.
+    if named and (target.type == "directive" or PERMISSION.search(st.text)):
+        ctx.emit(Add(_withdrawal(ctx, st, target)))
+    return ""
 
 
 REVOCATION = Revocation()

@@ -8,6 +8,7 @@ the deciders of the other modules in order; its output is the message's statemen
 from __future__ import annotations
 
 from collections.abc import Container, Sequence
+from dataclasses import dataclass
 
 from policies.extract.choices import CHOICE_MARK, chosen_option
 from policies.extract.statements.classify import _fact_type
@@ -53,19 +54,24 @@ def _still_aside(aside: bool, text: str, cues: Cues) -> bool:
     return (aside or cues.aside) and not cues.correction
 
 
-def read_statements(
-    message: str, topic: Container[str], opening: bool, options: Sequence[str] = ()
-) -> list[Statement]:
-    """Statements of one user message, in order.
+@dataclass(frozen=True, slots=True)
+class _Message:
+    """One user message cut into sentences, with what each is before the walk
+    (`_split_message`); indices are the sentences'."""
 
-    `options`: the numbered list of the assistant message this one answers
-    (`policies.extract.choices`); a sentence that picks one by position ("let's go
-    with the second one") is kept with the option it names.
+    raw: list[str]  # as written (for the paste and semicolon marks)
+    sentences: list[str]  # cleaned
+    headers: set[int]  # list headers (content headers included)
+    contents: set[int]  # content headers: split off their first item, or said alone
+    announced: set[int]  # joined to their announcement: they carry a change cue
+    recaps: list[bool]  # asks for a recap
+    raw_ends: list[bool]  # ends on a semicolon: one piece of a chained sentence
+    questions: list[bool]
 
-    A change cue may sit in a sentence that is not itself a statement
-    ("是我说错了！", "Change of plan on comments.") yet governs the sentences
-    that follow: each statement carries the strongest cue seen so far.
-    """
+
+def _split_message(message: str) -> _Message:
+    """The message's sentences, regrouped (rules fused with a rhetorical question
+    split off, accepted asks and announced topics joined, inline headers split)."""
     raw = [part for s in split_sentences(message) for part in _rule_before_question(s)]
     raw = _with_accepted_asks(raw)
     raw, announced = _with_announced_topic(raw)
@@ -80,6 +86,96 @@ def read_statements(
         is_question(s) and not CHALLENGE.search(s) and i not in headers
         for i, s in enumerate(sentences)
     ]
+    return _Message(raw, sentences, headers, contents, announced, recaps, raw_ends, questions)
+
+
+def _where(
+    m: _Message,
+    i: int,
+    cues: Cues,
+    topic: Container[str],
+    opening: bool,
+    first: bool,
+    aside: bool,
+    prev_reported: bool,
+    listed: bool,
+) -> _Where:
+    """Where sentence `i` sits (`_Where`). Pieces of one semicolon-chained
+    sentence share its speaker; what follows someone else's wish answers it."""
+    reported = cues.reported or (prev_reported and i > 0 and m.raw_ends[i - 1])
+    answering = not reported and (prev_reported or (i > 0 and _others_wish(m.sentences[i - 1])))
+    return _Where(topic, opening, first, aside,
+                  i + 1 < len(m.sentences) and m.questions[i + 1],
+                  i > 0 and m.questions[i - 1], reported, listed,
+                  answering)  # fmt: skip
+
+
+def _after_admission(i: int, text: str, cues: Cues) -> Statement | None:
+    """ "My mistake. 8 people." / "是我记错了。3.8公斤。": after a self-correction,
+    a sentence that is only a strong value is the corrected value."""
+    values = extract_values(text)
+    if any(v.kind in _STRONG_KINDS for v in values):
+        return Statement(i, text, cues, values, _fact_type(values, text), 0.9, correction=True)
+    return None
+
+
+def _own_item(st: Statement | None, i: int, m: _Message, chained: bool) -> bool:
+    """Whether the next sentence stands on its own, never read as the
+    continuation of this one.
+
+    Items of one listed chain are separate rules, and a header is never the
+    continuation of the statement before it. What replaces a revoked rule is a
+    rule of its own, kept after the revocation ("不过每段加个小标题"); one that
+    continues it ("Instead, …") is read with it.
+    """
+    item = (chained and m.raw_ends[i]) or i + 1 in m.headers
+    return item or (
+        st is not None and st.revoke and i + 1 < len(m.sentences)
+        and not CONTINUATION.match(m.sentences[i + 1])
+        and _replaces(m.sentences[i + 1], read_cues(m.sentences[i + 1]))
+    )  # fmt: skip
+
+
+def _with_choice(
+    st: Statement | None, i: int, text: str, cues: Cues, options: Sequence[str]
+) -> Statement | None:
+    """The statement with the option the sentence picks by position ("let's go
+    with the second one") written out, or a new one for it; else as it was."""
+    choice = chosen_option(text, list(options))
+    if choice is None or choice in text:
+        return st
+    if st is None:
+        st = Statement(i, text, cues, extract_values(text), "fact", 0.85)
+    st.text = f"{st.text}{CHOICE_MARK}{choice}"
+    # A choice made from a list is a decision as concrete as a date.
+    st.importance = max(st.importance, 0.95)
+    return st
+
+
+def _settle(st: Statement, change: int, correcting: bool) -> None:
+    """The cue the statement carries (the strongest seen since the last one),
+    whether it corrects the user, and the terms it contrasts with."""
+    st.change = max(change, st.cues.change)
+    st.correction = st.correction or (correcting and st.cues.change >= 1)
+    if st.change >= 1 or st.correction or st.cues.revoke_span is not None:
+        st.contrast = contrast_terms(st.text)
+
+
+def read_statements(
+    message: str, topic: Container[str], opening: bool, options: Sequence[str] = ()
+) -> list[Statement]:
+    """Statements of one user message, in order.
+
+    `options`: the numbered list of the assistant message this one answers
+    (`policies.extract.choices`); a sentence that picks one by position ("let's go
+    with the second one") is kept with the option it names.
+
+    A change cue may sit in a sentence that is not itself a statement
+    ("是我说错了！", "Change of plan on comments.") yet governs the sentences
+    that follow: each statement carries the strongest cue seen so far.
+    """
+    m = _split_message(message)
+    raw, sentences, questions, recaps = m.raw, m.sentences, m.questions, m.recaps
     out: list[Statement] = []
     aside = prev_reported = listed = chained = correcting = pasting = False
     carried = 0
@@ -89,13 +185,13 @@ def read_statements(
         text, cues = sentences[i], read_cues(sentences[i])
         # A cue in a sentence that is no statement itself ("Change of plan.",
         # "是我说错了！") governs the next statement only.
-        change = max(carried, cues.change, 1 if i in announced else 0)
+        change = max(carried, cues.change, 1 if i in m.announced else 0)
         aside = _still_aside(aside, text, cues)
         correcting = correcting or cues.correction
-        if i in headers or LIST_HEADER.search(text):
+        if i in m.headers or LIST_HEADER.search(text):
             # A header on its own line heads the rest of the message; one with its
             # first item after the colon, only its own semicolon chain.
-            chained = i in headers and i not in contents
+            chained = i in m.headers and i not in m.contents
             listed = listed or not chained
             i += 1
             continue
@@ -107,58 +203,28 @@ def read_statements(
             pasting = _still_pasting(raw[i], pasting)
             i += 1
             continue
-        # Pieces of one semicolon-chained sentence share its speaker.
-        reported = cues.reported or (prev_reported and i > 0 and raw_ends[i - 1])
-        answering = not reported and (prev_reported or (i > 0 and _others_wish(sentences[i - 1])))
-        prev_reported = reported
-        where = _Where(topic, opening, not out, aside,
-                       i + 1 < len(sentences) and questions[i + 1],
-                       i > 0 and questions[i - 1], reported, listed or chained,
-                       answering)  # fmt: skip
+        where = _where(m, i, cues, topic, opening, not out, aside, prev_reported, listed or chained)
+        prev_reported = where.reported
         after = sentences[i + 1] if where.before_question else ""
         st = None if recaps[i] else _classify_or_premise(i, text, cues, where, questions[i], after)
         st, i = _or_leaned(st, i, sentences, questions, recaps[i] or where.aside, topic)
         if st is None and correcting and not recaps[i] and not questions[i]:
-            # "My mistake. 8 people." / "是我记错了。3.8公斤。": the value after the admission.
-            values = extract_values(text)
-            if any(v.kind in _STRONG_KINDS for v in values):
-                st = Statement(
-                    i, text, cues, values, _fact_type(values, text), 0.9, correction=True
-                )
+            st = _after_admission(i, text, cues)
         st = st or _instead_rule(i, text, cues, revoked_at >= i - 2 and not questions[i])
         if st is not None and any(recaps) and not _survives_recap(st):
             st = None
-        # Items of one listed chain are separate rules, never one another's continuation.
-        # A header is never the continuation of the statement before it.
-        item = (chained and raw_ends[i]) or i + 1 in headers
-        # What replaces a revoked rule is a rule of its own, kept after the revocation
-        # ("不过每段加个小标题"); one that continues it ("Instead, …") is read with it.
-        item = item or (
-            st is not None and st.revoke and i + 1 < len(sentences)
-            and not CONTINUATION.match(sentences[i + 1])
-            and _replaces(sentences[i + 1], read_cues(sentences[i + 1]))
-        )  # fmt: skip
+        item = _own_item(st, i, m, chained)
         if st is not None and i + 1 < len(sentences) and not questions[i + 1] and not item:
             joined = _with_next(st, text, cues, sentences[i + 1], where, change, carried)
             if joined is not None:
                 st, change = joined
                 i += 1
-        choice = None
         if options and not questions[i] and not recaps[i] and not where.aside:
-            choice = chosen_option(text, list(options))
-        if choice is not None and choice not in text:
-            if st is None:
-                st = Statement(i, text, cues, extract_values(text), "fact", 0.85)
-            st.text = f"{st.text}{CHOICE_MARK}{choice}"
-            # A choice made from a list is a decision as concrete as a date.
-            st.importance = max(st.importance, 0.95)
-        chained = chained and raw_ends[i]
+            st = _with_choice(st, i, text, cues, options)
+        chained = chained and m.raw_ends[i]
         revoked_at = i if st is not None and st.cues.revoke_span is not None else revoked_at
         if st is not None:
-            st.change = max(change, st.cues.change)
-            st.correction = st.correction or (correcting and st.cues.change >= 1)
-            if st.change >= 1 or st.correction or st.cues.revoke_span is not None:
-                st.contrast = contrast_terms(st.text)
+            _settle(st, change, correcting)
             out.append(st)
             carried = 0
         else:
