@@ -47,7 +47,8 @@ def defer_annotations(
     the context, later, and say the new value as it is (`in_context`: the
     text of each user turn shown verbatim, by ordinal). A withdrawal, a
     change whose words are gone and a value worked out from them ("two more
-    than I said") are shown at once. From
+    than I said") are shown at once. A digest line stating a figure that a
+    later turn changed (`Renderer.held`) waits as well. From
     the first exchange that changes on, every annotation is shown
     (`Renderer.notes`).
     """
@@ -61,6 +62,11 @@ def defer_annotations(
             item_id for item_id, _ in notes if not _said_in(r.k.changed_at.get(item_id), in_context)
         }
         r.shown_notes[i] = frozenset(shown[1]) | urgent
+        if _signature(r.render(i)) == shown[0]:
+            continue
+        # A digest line whose figure a later turn changed waits the same way.
+        r.held.add(i)
         if _signature(r.render(i)) != shown[0]:
+            r.held.discard(i)
             del r.shown_notes[i]
             return

@@ -23,6 +23,7 @@ from policies.assemble.backbone.notes import conflict_notes
 from policies.assemble.backbone.overflow import fit_frozen, frozen_tokens
 from policies.assemble.backbone.params import EVIDENCE_CUT, FULL_DIGEST, BackboneParams
 from policies.assemble.backbone.render import Renderer
+from policies.assemble.backbone.restated import Restated
 from policies.assemble.backbone.tools import replaced_calls
 from policies.assemble.backbone.units import (
     Unit,
@@ -100,11 +101,11 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
     sys_t, tail_t = total_tokens(inp.system), total_tokens(inp.tail)
     room = inp.budget - sys_t - tail_t
     stale = StaleFilter(inp.items) if inp.items else None
-    k = read_knowledge(
-        inp.items, p.annotate, {t.ordinal: t.text for t in [*inp.history, *inp.tail]}
-    )
+    texts = {t.ordinal: t.text for t in [*inp.history, *inp.tail]}
+    restated = Restated.of(texts.items())
+    k = read_knowledge(inp.items, p.annotate, texts, restated)
     notes = conflict_notes(inp.conflict_notes, int(room * p.notes_share), inp.count)
-    lay = _lay_out(inp, p, k, stale, room - notes.tokens)
+    lay = _lay_out(inp, p, k, stale, restated, room - notes.tokens)
     _compact(inp, p, lay)
     rec = _read_input(inp, p, stale, lay.hist_room)
     cut = _evidence_cut(inp, lay, rec)
@@ -160,13 +161,14 @@ def _lay_out(
     p: BackboneParams,
     k: Knowledge,
     stale: StaleFilter | None,
+    restated: Restated,
     hist_room: int,
 ) -> _Layout:
     """The units, frozen up to the session's compaction mark (`summary_upto`)."""
     units = split_units(inp.history)
     frozen_n = sum(1 for u in units if u.first_ordinal < inp.summary_upto)
     next_user = [user_text(units[i + 1]) if i + 1 < len(units) else "" for i in range(len(units))]
-    r = Renderer(units, next_user, k, stale, replaced_calls(inp.history), p, inp.count)
+    r = Renderer(units, next_user, k, stale, restated, replaced_calls(inp.history), p, inp.count)
     return _Layout(units, r, k, hist_room, frozen_n, _live_tokens(units, frozen_n))
 
 
@@ -251,6 +253,10 @@ def _hold_back_annotations(inp: AssemblyInput, lay: _Layout, cut: set[int]) -> N
     ] + [t for t in [*turns_of(lay.units[lay.n :]), *inp.tail] if t.role == "user"]
     verbatim_now = {t.ordinal: " ".join(t.text.split()) for t in shown_users}
     defer_annotations(lay.units, min([lay.n, *cut]), lay.r, inp.backbone_shown, verbatim_now)
+    # Lines held back are room the fit did not count: they go when it is short.
+    kept = sum(lay.r.render(i).tokens for i in range(lay.n) if i not in cut)
+    if lay.r.held and kept + lay.live_tokens > lay.hist_room:
+        lay.r.held.clear()
 
 
 def _frozen_part(

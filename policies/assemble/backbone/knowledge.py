@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from policies.assemble.backbone.params import NOTE_CHARS, WITHDRAWN_NOTE
+from policies.assemble.backbone.params import CHANGED_NOTE, NOTE_CHARS, WITHDRAWN_NOTE
+from policies.assemble.backbone.restated import Restated
 from policies.assemble.layers import one_line
 from policies.assemble.summary import DatedTurn, SummaryParams, summarize_turn
 from policies.language.text import term_set
@@ -52,9 +53,17 @@ def _change_note(old: MemoryItem, new: MemoryItem, said: str | None) -> str:
 
 
 def read_knowledge(
-    items: Sequence[MemoryItem], annotate: bool, texts: Mapping[int, str]
+    items: Sequence[MemoryItem],
+    annotate: bool,
+    texts: Mapping[int, str],
+    restated: Restated | None = None,
 ) -> Knowledge:
-    """What the engine knows of each user turn (`texts`: each turn's text, by ordinal)."""
+    """What the engine knows of each user turn (`texts`: each turn's text, by
+    ordinal). An annotation names the new value unless a later turn gave its
+    count another figure still (`restated`): the engine missed that change,
+    and the note then only says that the statement changed. Amounts are not
+    compared there: "total" and "budget" name too many different sums for a
+    later one to say that the engine's link was wrong."""
     by_id = {it.id: it for it in items}
     k = Knowledge()
     for it in items:
@@ -76,7 +85,12 @@ def read_knowledge(
             if succ is None or succ.source_ordinal == o:
                 # Gone, or corrected in the same message: its words say what stands.
                 continue
-            note = _change_note(it, succ, texts.get(succ.source_ordinal))
+            if restated is not None and restated.outdated(
+                succ.value, succ.source_ordinal, counts_only=True
+            ):
+                note = CHANGED_NOTE
+            else:
+                note = _change_note(it, succ, texts.get(succ.source_ordinal))
             k.changed_at[it.id] = (succ.source_ordinal, succ.value)
         notes = k.notes.setdefault(o, [])
         if all(n != note for _, n in notes):

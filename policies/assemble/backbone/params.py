@@ -11,6 +11,7 @@ NOTE_PREFIX = "[memory] "
 CONDENSED_PREFIX = "[condensed] "
 NOTES_HEADER = "To confirm with the user:"
 WITHDRAWN_NOTE = "(the user later withdrew a rule stated here)"
+CHANGED_NOTE = "(the user later changed a value stated here)"
 # An annotation says what the statement changed to in the clause that holds
 # the new value, when that clause is at most this long: the rest of the later
 # statement (why it changed) is paid on every request and is in the context

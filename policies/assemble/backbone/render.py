@@ -15,6 +15,7 @@ from policies.assemble.backbone.params import (
     NOTE_PREFIX,
     BackboneParams,
 )
+from policies.assemble.backbone.restated import Restated
 from policies.assemble.backbone.tools import tool_group
 from policies.assemble.backbone.units import Unit
 from policies.assemble.budget import message_tokens
@@ -38,19 +39,24 @@ class Renderer:
         next_user: Sequence[str],
         knowledge: Knowledge,
         stale: StaleFilter | None,
+        restated: Restated,
         replaced: frozenset[str],
         p: BackboneParams,
         count: Any,
     ) -> None:
         self.units, self.next_user, self.k = units, next_user, knowledge
         self.stale, self.replaced, self.p, self.count = stale, replaced, p, count
-        self._memo: dict[tuple[int, int, int, frozenset[str] | None], Rendered] = {}
+        self.restated = restated
+        self._memo: dict[tuple[int, int, int, frozenset[str] | None, bool], Rendered] = {}
         # Per unit index: the annotations it may show (absent: all of them).
         self.shown_notes: dict[int, frozenset[str]] = {}
+        # Unit indexes whose digests keep, for now, lines with a figure a later
+        # turn changed (`policies.assemble.backbone.annotations.defer_annotations`).
+        self.held: set[int] = set()
 
     def render(self, i: int) -> Rendered:
         u = self.units[i]
-        key = (i, u.user_level, u.assistant_level, self.shown_notes.get(i))
+        key = (i, u.user_level, u.assistant_level, self.shown_notes.get(i), i in self.held)
         hit = self._memo.get(key)
         if hit is None:
             hit = self._memo[key] = self._render(i, u)
@@ -118,8 +124,13 @@ class Renderer:
                 self.p.assistant_sentences,
                 self.p.assistant_max_chars,
             )
-            if digest and self.stale:
-                digest = "\n".join(line for line in digest.splitlines() if not self._outdated(line))
+            if digest:
+                held = i in self.held
+                digest = "\n".join(
+                    line
+                    for line in digest.splitlines()
+                    if not self._outdated(line, head.ordinal, held)
+                )
             if digest:
                 out.append({"role": "assistant", "content": digest})
         if notes:
@@ -135,10 +146,13 @@ class Renderer:
             out.append({"role": "assistant", "content": self.p.placeholder})
         return out
 
-    def _outdated(self, line: str) -> bool:
-        """A line of the assistant's that repeats a value the user changed since."""
-        assert self.stale is not None
-        return repeats_changed(self.stale, line)
+    def _outdated(self, line: str, ordinal: int, held: bool) -> bool:
+        """A line of the assistant's (its turn at `ordinal`) that repeats a value the
+        user changed since, or (unless `held`) states a figure a later turn gave
+        another figure."""
+        if self.stale is not None and repeats_changed(self.stale, line):
+            return True
+        return not held and self.restated.outdated(line, ordinal)
 
     def _tool_group(self, group: list[Turn], level: int) -> list[dict[str, Any]]:
         return tool_group(group, level, self.replaced, self.stale, self.p)
