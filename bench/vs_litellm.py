@@ -2,6 +2,7 @@
 
     python bench/vs_litellm.py [-n 300] [--rounds 40] [--reps 3] [--leak 10000]
                                [--litellm-venv DIR] [--skip-litellm]
+    python bench/vs_litellm.py --rss-only [--leak 10000]   # the RSS check alone
 
 One process tree, one run, ratios measured in that run:
 
@@ -25,7 +26,10 @@ One process tree, one run, ratios measured in that run:
 - streaming, concurrency 1, both paths: added time to the first and to the
   last chunk;
 - RSS of a separate memproxy process (`--rss-cache-sessions`): once its caches
-  are full, before and after `--leak` more requests on ever new sessions.
+  are full, before and after `--leak` more requests on ever new sessions, each
+  of the same shape (`--rss-per-session` requests on a 10-round history), with
+  its parts from /proc (anonymous, file-backed, glibc's `[heap]`, other
+  anonymous maps). `--rss-only` runs this check alone.
 
 The load generator is httpx in this process; on a 2-core machine it competes
 with the servers for CPU, so absolute figures are upper bounds and the ratios
@@ -311,16 +315,6 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def rss_kib(pid: int) -> tuple[int, int]:
-    """(current RSS, peak RSS) in KiB, from /proc (Linux)."""
-    fields = dict(
-        line.split(":", 1)
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-        if ":" in line
-    )
-    return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
-
-
 class Conversations:
     """Fresh conversations for every measurement block (no block finds another's session)."""
 
@@ -430,10 +424,65 @@ def report_stream(
             )
 
 
+def proc_memory(pid: int) -> dict[str, int]:
+    """Memory figures of `pid` in KiB, from /proc (Linux): RSS and its parts.
+
+    rss, peak: VmRSS, VmHWM; anon, file: RssAnon, RssFile; heap: the RSS of the
+    `[heap]` mapping (glibc's main arena, grown by brk); anon_maps: the RSS of
+    the other anonymous mappings (glibc's thread arenas, CPython's obmalloc
+    arenas, large blocks); threads: the thread count.
+    """
+    status = dict(
+        line.split(":", 1)
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+        if ":" in line
+    )
+    out = {
+        "rss": int(status["VmRSS"].split()[0]),
+        "peak": int(status["VmHWM"].split()[0]),
+        "anon": int(status["RssAnon"].split()[0]),
+        "file": int(status["RssFile"].split()[0]),
+        "threads": int(status["Threads"]),
+        "heap": 0,
+        "anon_maps": 0,
+    }
+    kind = ""
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        head = line.split()
+        if head and "-" in head[0] and ":" not in head[0]:  # a mapping's first line
+            name = head[5] if len(head) > 5 else ""
+            kind = "heap" if name == "[heap]" else "anon_maps" if not name else ""
+        elif kind and line.startswith("Rss:"):
+            out[kind] += int(head[1])
+    return out
+
+
+def memory_line(label: str, figures: dict[str, int]) -> str:
+    mib = {k: v / 1024 for k, v in figures.items() if k != "threads"}
+    return (
+        f"{label}: RSS {mib['rss']:.1f} MiB (anon {mib['anon']:.1f}, file {mib['file']:.1f}; "
+        f"[heap] {mib['heap']:.1f}, other anon maps {mib['anon_maps']:.1f}), "
+        f"threads {figures['threads']}"
+    )
+
+
 def report_rss(
-    stub_url: str, tmp: Path, cache_sessions: int, total_requests: int, budget: int
+    stub_url: str,
+    tmp: Path,
+    cache_sessions: int,
+    total_requests: int,
+    budget: int,
+    per_session: int = 5,
+    samples: int = 5,
 ) -> None:
-    """RSS of a fresh memproxy, once its caches are full and after `total_requests` more."""
+    """RSS of a fresh memproxy, once its caches are full and after `total_requests` more.
+
+    Steady state: every session, in the fill and after it, is new and of the same
+    shape (a 10-round history, then `per_session` requests continuing it), so the
+    work per request does not grow and a growth of RSS is memory kept, not bigger
+    requests. The fill runs more sessions than `cache_sessions`, so the per-session
+    caches are full (and evicting) before the first figure.
+    """
     proc, base = start_memproxy(stub_url, tmp / "rss", cache_sessions)
     try:
         headers = {"X-Memory-Mode": "managed", "X-Memory-Budget": str(budget)}
@@ -444,29 +493,76 @@ def report_rss(
         def fresh(worker: int) -> list[dict[str, Any]]:
             return conversation(worker + 100_000 + batch * workers, 10)
 
-        # Fill: more sessions than the caches keep, a few requests each.
-        while batch * workers < cache_sessions * 1.2:
-            asyncio.run(run_load(target, workers, 1, fresh, warmup=1))
-            batch += 1
-        filled, _ = rss_kib(proc.pid)
-        done = 0
-        # New conversations in batches, so sessions and stored turns keep growing
-        # the way a busy deployment's do.
-        while done < total_requests:
-            per_worker = min(50, max(1, (total_requests - done) // workers))
-            asyncio.run(run_load(target, workers, per_worker, fresh, warmup=1))
-            done += (per_worker + 1) * workers
-            batch += 1
-        after, peak = rss_kib(proc.pid)
+        def sessions(count: int) -> None:
+            nonlocal batch
+            for _ in range(count):
+                asyncio.run(run_load(target, workers, per_session - 1, fresh, warmup=1))
+                batch += 1
+
+        start = time.perf_counter()
+        sessions(-(-int(cache_sessions * 1.2) // workers))
+        filled = proc_memory(proc.pid)
+        fill_batches = batch
         print(
-            f"\nRSS of memproxy (managed, cache_sessions {cache_sessions}): caches full after "
-            f"{batch} x {workers} sessions {filled / 1024:.0f} MiB; after {done} more requests "
-            f"{after / 1024:.0f} MiB (ratio {after / filled:.2f}, target <= 1.1); "
-            f"peak {peak / 1024:.0f} MiB"
+            f"\nRSS of memproxy (managed, cache_sessions {cache_sessions}, {per_session} "
+            f"requests per session, {workers} sessions at a time)",
+            flush=True,
+        )
+        print(
+            memory_line(
+                f"filled ({fill_batches * workers} sessions, "
+                f"{fill_batches * workers * per_session} requests, "
+                f"{time.perf_counter() - start:.0f} s)",
+                filled,
+            ),
+            flush=True,
+        )
+        per_batch = workers * per_session
+        batches = max(1, -(-total_requests // per_batch))
+        marks = {batches * k // samples for k in range(1, samples + 1)}
+        for done in range(1, batches + 1):
+            sessions(1)
+            if done in marks:
+                print(
+                    memory_line(f"+{done * per_batch} requests", proc_memory(proc.pid)), flush=True
+                )
+        after = proc_memory(proc.pid)
+        done_requests = batches * per_batch
+        print(
+            f"RSS filled {filled['rss'] / 1024:.1f} MiB, after {done_requests} more requests "
+            f"{after['rss'] / 1024:.1f} MiB: ratio {after['rss'] / filled['rss']:.3f} "
+            f"(target <= 1.1); peak {after['peak'] / 1024:.1f} MiB; anonymous (heaps) "
+            f"{filled['anon'] / 1024:.1f} -> {after['anon'] / 1024:.1f} MiB "
+            f"(ratio {after['anon'] / filled['anon']:.3f}); "
+            f"{time.perf_counter() - start:.0f} s in all",
+            flush=True,
         )
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def rss_only(args: argparse.Namespace) -> None:
+    """`--rss-only`: the stub and the RSS check, nothing else (no LiteLLM, no latency)."""
+    load = os.getloadavg()
+    print(f"load average at start {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}", flush=True)
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        stub, stub_url = start_stub(tmp / "stub.log")
+        try:
+            report_rss(
+                stub_url,
+                tmp,
+                args.rss_cache_sessions,
+                args.leak,
+                args.budget,
+                per_session=args.rss_per_session,
+            )
+        finally:
+            stub.terminate()
+            stub.wait(timeout=20)
+    end = os.getloadavg()
+    print(f"load average at the end {end[0]:.2f} / {end[1]:.2f} / {end[2]:.2f}")
 
 
 def main() -> None:
@@ -477,6 +573,12 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=1500, help="managed-mode budget (tokens)")
     parser.add_argument("--leak", type=int, default=10_000, help="requests for the RSS check")
     parser.add_argument("--rss-cache-sessions", type=int, default=500)
+    parser.add_argument(
+        "--rss-per-session", type=int, default=5, help="requests per session in the RSS check"
+    )
+    parser.add_argument(
+        "--rss-only", action="store_true", help="only the RSS check (no latency, no LiteLLM)"
+    )
     parser.add_argument("--litellm-venv", type=Path, default=LITELLM_VENV)
     parser.add_argument("--reinstall-litellm", action="store_true")
     parser.add_argument("--skip-litellm", action="store_true")
@@ -494,6 +596,9 @@ def main() -> None:
         help="memory.cache_sessions of the proxy (default: the proxy's own)",
     )
     args = parser.parse_args()
+    if args.rss_only:
+        rss_only(args)
+        return
 
     managed = {"X-Memory-Mode": "managed", "X-Memory-Budget": str(args.budget)}
     convs = Conversations(args.rounds)

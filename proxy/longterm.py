@@ -29,8 +29,10 @@ request that caused them. Any embedding failure leaves retrieval lexical.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
+import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -78,6 +80,15 @@ def user_scope(header: str | None, params: Mapping[str, Any]) -> str | None:
     if isinstance(user, str) and user.strip():
         return user.strip()
     return None
+
+
+def _drop_older(marks: dict[Any, float], oldest: float) -> None:
+    """Drop the leading marks (oldest first) made before `oldest`."""
+    while marks:
+        key, when = next(iter(marks.items()))
+        if when >= oldest:
+            return
+        del marks[key]
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,8 +181,12 @@ class LongTermMemory:
         # Held by the worker for each job and by operator changes: one job runs at a
         # time anyway, and a change never interleaves with a job's read-merge-write.
         self._busy = asyncio.Lock()
+        # Deletion marks, oldest first: a queued job older than a mark is skipped.
+        # Kept only while a job older than them is queued or running (`_prune_marks`),
+        # so they are bounded by the deletions made while the queue is busy.
         self._erased: dict[tuple[str | None, str], float] = {}  # (tenant or all, user) -> when
         self._deleted_sessions: dict[str, float] = {}  # session id -> when
+        self._pending: collections.deque[float] = collections.deque()  # queued_at, queue order
         self.consolidated = 0  # jobs merged
         self.failures = 0  # jobs that raised (store outage, bug): logged, chat unaffected
         self.dropped = 0  # jobs refused by a full queue
@@ -327,6 +342,7 @@ class LongTermMemory:
             return False
         try:
             self._queue.put_nowait(job)
+            self._pending.append(job.queued_at)
         except asyncio.QueueFull:
             self.dropped += 1
             log.warning("long-term consolidation queue full: job dropped")
@@ -346,6 +362,8 @@ class LongTermMemory:
                 log.exception("long-term consolidation failed (chat unaffected)")
             finally:
                 self._queue.task_done()
+                self._pending.popleft()
+                self._prune_marks()
 
     async def consolidate(self, job: ConsolidationJob) -> list[LongTermItem]:
         """Merge one job into the user's items; returns the rows written."""
@@ -405,13 +423,28 @@ class LongTermMemory:
         """Delete a user's items (in one tenant, or in all: None); their queued jobs are
         skipped, and a job in flight finishes first, so nothing it writes survives."""
         async with self._busy:
+            self._erased.pop((tenant_id, user_id), None)
             self._erased[(tenant_id, user_id)] = time.monotonic()
+            self._prune_marks()
             return await self.store.delete_long_term(user_id, tenant_id=tenant_id)
 
     def forget_session(self, session_id: str) -> None:
         """A deleted conversation: its queued jobs are skipped (they would bring back
         what the deletion took from long-term memory). Call under `operator_change`."""
+        self._deleted_sessions.pop(session_id, None)
         self._deleted_sessions[session_id] = time.monotonic()
+        self._prune_marks()
+
+    def _prune_marks(self) -> None:
+        """Drop the marks older than every job still queued or running: no job they
+        could skip is left (a later job is queued after them), and none will be."""
+        oldest = min(self._pending, default=math.inf)
+        _drop_older(self._erased, oldest)
+        _drop_older(self._deleted_sessions, oldest)
+
+    def marks(self) -> int:
+        """Deletion marks held (bounded by the deletions made while jobs are queued)."""
+        return len(self._erased) + len(self._deleted_sessions)
 
     def _erased_since(self, job: ConsolidationJob) -> bool:
         marks = (

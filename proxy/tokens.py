@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -43,13 +44,26 @@ def encoding_for_model(model: str) -> str:
 
 
 class TokenCounter:
-    """Counts tokens of texts, caching by text (an LRU of bounded size)."""
+    """Counts tokens of texts, caching by text (an LRU bounded in entries and in bytes).
 
-    def __init__(self, encoding: str = "cl100k_base", cache_size: int = 50_000) -> None:
+    The bytes bound is what keeps a few long texts (pasted documents, tool
+    outputs) from holding far more memory than `cache_size` short ones would:
+    the texts' own sizes (`sys.getsizeof`) count, and a text over the whole
+    budget is counted but not kept.
+    """
+
+    def __init__(
+        self,
+        encoding: str = "cl100k_base",
+        cache_size: int = 50_000,
+        cache_bytes: int = 32 * 1024 * 1024,
+    ) -> None:
         self.encoding_name = encoding
         self._enc: Any = None
         self._cache: OrderedDict[str, int] = OrderedDict()
         self._cache_size = cache_size
+        self._cache_bytes = cache_bytes
+        self._held = 0  # sys.getsizeof of the cached texts
 
     def _enc_ready(self) -> Any:
         if self._enc is None:
@@ -66,10 +80,19 @@ class TokenCounter:
             self._cache.move_to_end(text)
             return cached
         n = len(self._enc_ready().encode(text, disallowed_special=()))
+        size = sys.getsizeof(text)
+        if size > self._cache_bytes:
+            return n
         self._cache[text] = n
-        if len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        self._held += size
+        while len(self._cache) > self._cache_size or self._held > self._cache_bytes:
+            old, _ = self._cache.popitem(last=False)
+            self._held -= sys.getsizeof(old)
         return n
+
+    def cached(self) -> tuple[int, int]:
+        """(texts, bytes of text) held by the cache."""
+        return len(self._cache), self._held
 
     def decode(self, tokens: list[int]) -> str:
         """The text of a token array (the stub takes them as embedding input, as OpenAI does)."""

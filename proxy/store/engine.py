@@ -32,6 +32,12 @@ log = logging.getLogger("memproxy.store")
 # An unreachable store is tried again on use, at most this often.
 _RETRY_S = 1.0
 
+# SQLite's page cache, per connection, in KiB (a negative cache_size is KiB). Set
+# here rather than left to the build's default (2,000 KiB for most, larger for
+# some), so the proxy's memory has a known bound: this times the pool's
+# connections (5, plus 10 overflow), whatever the database's size.
+SQLITE_CACHE_KIB = 2048
+
 
 def _sqlite_pragmas(busy_ms: int) -> Any:
     def apply(dbapi_conn: Any, _record: ConnectionPoolEntry) -> None:
@@ -41,6 +47,7 @@ def _sqlite_pragmas(busy_ms: int) -> Any:
         cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute(f"PRAGMA busy_timeout={busy_ms}")
+        cur.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KIB}")
         cur.close()
 
     return apply

@@ -281,6 +281,36 @@ async def test_an_erasure_skips_the_users_queued_consolidation(tmp_path: Path) -
         await store.close()
 
 
+async def test_deletion_marks_are_kept_only_while_an_older_job_is_queued(
+    tmp_path: Path,
+) -> None:
+    from policies.longterm.consolidate import LongTermParams
+    from policies.types import MemoryItem, Turn
+    from proxy.longterm import ConsolidationJob, LongTermMemory
+    from proxy.store.repo import Store
+
+    store = await Store.open(f"sqlite+aiosqlite:///{tmp_path / 'marks.db'}")
+    try:
+        memory = LongTermMemory(store, LongTermParams())
+        async with memory.operator_change():
+            for i in range(500):  # nothing queued: no job a mark could skip
+                memory.forget_session(f"gone-{i}")
+        assert memory.marks() == 0
+        rule = MemoryItem("i1", "directive", "format", "Answer in a table.", "user", 0)
+        turn = Turn(0, "user", rule.value, {"role": "user", "content": rule.value}, 5)
+        memory.submit(ConsolidationJob("tenant", "olga", "s7", (rule,), (turn,), 0))
+        async with memory.operator_change():
+            memory.forget_session("s7")  # the queued job is older: kept, and it skips
+            memory.forget_session("other")
+        assert memory.marks() == 2
+        await memory.drain()
+        assert await store.load_long_term("tenant", "olga") == []
+        assert memory.marks() == 0  # the queue drained: every mark dropped
+        await memory.aclose()
+    finally:
+        await store.close()
+
+
 @pytest.mark.parametrize(("key", "value"), [("share", 0.9), ("max_itmes", 2)])
 def test_long_term_settings_are_validated_with_the_key_named(key: str, value: Any) -> None:
     settings = settings_from_dict({"memory": {"long_term": {"max_items": 1}}}, env={})

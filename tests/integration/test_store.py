@@ -5,10 +5,13 @@ Each test runs on SQLite and on PostgreSQL (skipped without MEMPROXY_TEST_PG_URL
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from sqlalchemy import inspect, text
 
 from policies.types import MemoryLayout
 from proxy.store import schema
+from proxy.store.engine import SQLITE_CACHE_KIB
 from proxy.store.migrations import MIGRATIONS
 from proxy.store.repo import Store, StoredMessage
 
@@ -60,6 +63,18 @@ async def test_migrations_are_idempotent(database_url: str) -> None:
     finally:
         await store.close()
     assert count == len(MIGRATIONS)
+
+
+async def test_every_sqlite_connection_has_a_bounded_page_cache(tmp_path: Path) -> None:
+    """The page cache is a per-connection bound of the proxy's memory: set on each
+    connection the pool opens, not left to the SQLite build's default."""
+    store = await Store.open(f"sqlite+aiosqlite:///{tmp_path}/bounded.db")
+    try:
+        async with store.engine.connect() as first, store.engine.connect() as second:
+            sizes = [await c.scalar(text("PRAGMA cache_size")) for c in (first, second)]
+    finally:
+        await store.close()
+    assert sizes == [-SQLITE_CACHE_KIB, -SQLITE_CACHE_KIB]
 
 
 def test_every_column_has_a_comment_saying_why() -> None:
