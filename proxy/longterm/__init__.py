@@ -25,9 +25,10 @@ on the request path (only when the user has embedded items), within
 response, before the request is recorded, so both calls are recorded with the
 request that caused them. Any embedding failure leaves retrieval lexical.
 
-Modules: `jobs` (the job, the merge, the types), `embedding` (`Embedder`),
-`worker` (`ConsolidationQueue`), `operator` (`OperatorGuard`: erasures and
-operator changes), `memory` (`LongTermMemory`, which composes them).
+Modules: `jobs` (the job, the merge, the types), `recall` (`Recall`: backfill),
+`embedding` (`Embedder`), `worker` (`ConsolidationQueue`), `operator`
+(`OperatorGuard`: erasures and operator changes), `memory` (`LongTermMemory`,
+which composes them).
 """
 
 from proxy.longterm.jobs import ConsolidationJob, Embed, EmbeddingReply, Vector, user_scope

@@ -1,31 +1,21 @@
-"""`LongTermMemory`: backfill on the request path, consolidation off it (see the package)."""
+"""`LongTermMemory`: backfill on the request path (`recall`), consolidation off it
+(see the package)."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
-from policies.assemble.budget import split_mandatory
-from policies.llm import PolicyCall
-from policies.longterm.backfill import Backfill, BackfillQuery, backfill_cap, plan_backfill
 from policies.longterm.consolidate import LongTermItem, LongTermParams
-from policies.types import Candidate, MemoryItem, TokenCounter, Turn
 from proxy.config import LongTermSettings
 from proxy.longterm.embedding import Embedder
-from proxy.longterm.jobs import ConsolidationJob, Embed, Vector, merge_job, with_vectors
+from proxy.longterm.jobs import ConsolidationJob, Embed, merge_job, with_vectors
 from proxy.longterm.operator import OperatorGuard
+from proxy.longterm.recall import Recall
 from proxy.longterm.worker import ConsolidationQueue
 from proxy.store.repo import Store
-
-log = logging.getLogger("memproxy.longterm")
-
-
-def _failed(reason: str) -> Backfill:
-    """No background this time, and the request record says why."""
-    return Backfill(candidates=[Candidate("longterm", "store", 0, 0.0, "dropped", reason)])
 
 
 class LongTermMemory:
@@ -49,6 +39,8 @@ class LongTermMemory:
         self.embedder = Embedder(store, embed, embedding_model, embedding_timeout_s)
         self.queue = ConsolidationQueue(self.consolidate, queue_size)
         self.guard = OperatorGuard()
+        self.recall = Recall(self)
+        self.backfill = self.recall.backfill
         self.new_job_vectors = self.embedder.new_job_vectors
         self.embed_job = self.embedder.embed_job
         self.drain = self.queue.drain
@@ -99,59 +91,6 @@ class LongTermMemory:
             "dropped": self.dropped,
             "embedding_failures": self.embedding_failures,
         }
-
-    # --- backfill (request path) --------------------------------------------------
-
-    async def backfill(
-        self,
-        tenant_id: str,
-        user_id: str | None,
-        session_id: str,
-        turns: Sequence[Turn],
-        items: Sequence[MemoryItem],
-        budget: int,
-        count: TokenCounter,
-        calls: list[PolicyCall] | None = None,
-    ) -> Backfill | None:
-        """The background block for this request (`turns`: system and conversation);
-        None when there is no user scope. An embedding call is appended to `calls`."""
-        if not self.enabled or user_id is None:
-            return None
-        system, _, tail = split_mandatory(list(turns))
-        mandatory = sum(t.tokens for t in (*system, *tail))
-        cap = backfill_cap(budget, mandatory, self.params)
-        if cap <= 0:
-            return Backfill()
-        try:
-            rows = await asyncio.wait_for(
-                self.store.load_long_term(tenant_id, user_id, active_only=True),
-                self.read_timeout_s,
-            )
-        except Exception as exc:  # any store failure: no background, the chat goes on
-            log.warning("long-term read failed for a user: %r", exc)
-            return _failed(f"long-term store unavailable: {type(exc).__name__}")
-        text = "\n".join(t.text for t in tail if t.role == "user")
-        vector: Vector | None = None
-        embedded = self.embedder.has_embedded(rows, session_id)
-        if self.embedder.embed is not None and text.strip() and embedded:
-            ordinal = tail[-1].ordinal if tail else 0
-            found = await self.embedder.vectors_of(
-                [text], "embedding:input", ordinal, calls if calls is not None else []
-            )
-            vector = found[0] if found else None
-        query = BackfillQuery(
-            text=text,
-            items=items,
-            system="\n".join(t.text for t in system),
-            session_id=session_id,
-            vector=vector,
-            vector_model=self.embedding_model,
-        )
-        try:
-            return plan_backfill(rows, query, cap, self.params, count)
-        except Exception as exc:  # a bug in the policy must not cost the user an answer
-            log.exception("long-term backfill failed (chat unaffected)")
-            return _failed(f"long-term backfill failed: {type(exc).__name__}")
 
     # --- consolidation (off the request path) -------------------------------------
 
