@@ -10,8 +10,10 @@ that there is one retry loop, and it is the one that records what it did.
 
 Beside it, calling the litellm this module loaded without importing it:
 `proxy.pricing` (`Upstream.pricing`: prices and costs), `proxy.upstream_passthrough`
-(`Upstream.passthrough`: the raw pass-through routes' calls) and
-`proxy.upstream_wire` (targets, answers, streams, litellm's objects made plain).
+(`Upstream.passthrough`: the raw pass-through routes' calls),
+`proxy.upstream_build` (`Upstream.build_call`: litellm's arguments for a call),
+`proxy.upstream_calls` (`Upstream.complete`, `open_stream`, `embed`, `map_error`)
+and `proxy.upstream_wire` (targets, answers, streams, litellm's objects made plain).
 """
 
 from __future__ import annotations
@@ -22,33 +24,18 @@ import inspect
 import logging
 import os
 import threading
-import time
+from collections.abc import Callable
 from typing import Any
 
-from proxy import demo
 from proxy.config import ModelEntry, Settings
 from proxy.errors import ProxyError
 from proxy.pricing import Pricing, remember_pricing_failures
-from proxy.redaction import redact_secrets
-from proxy.routing import Call, RetryPolicy, run_routed
+from proxy.routing import RetryPolicy
+from proxy.upstream_build import CallBuilder, missing_env_error
+from proxy.upstream_calls import ProviderCalls
 from proxy.upstream_passthrough import Passthrough
-from proxy.upstream_wire import (
-    OPENAI_WIRE,
-    Completion,
-    Embeddings,
-    RoutedStream,
-    Target,
-    field_of,
-    first_chunk,
-    litellm_kwargs,
-    log,
-    strip_provider_fields,
-)
+from proxy.upstream_wire import Target
 
-# Fields litellm consumes for itself instead of forwarding.
-_LITELLM_SWALLOWS = frozenset({"user", "metadata"})
-# Request fields we handle ourselves.
-_OWN_FIELDS = frozenset({"model", "messages", "stream"})
 # Providers that serve Claude models with Anthropic's message format.
 _CLAUDE_HOSTS = frozenset({"bedrock", "vertex_ai", "vertex_ai_beta", "azure_ai"})
 _SECRET_KEYS = ("api_key", "aws_secret_access_key", "vertex_credentials")
@@ -68,6 +55,16 @@ class Upstream:
         ]
         self.pricing = Pricing(self)
         self.passthrough = Passthrough(self)
+        self.builder = CallBuilder(self)
+        self.calls = ProviderCalls(self)
+        # The call building and the calls, on their own (`proxy.upstream_build`,
+        # `proxy.upstream_calls`); the callers keep calling them here.
+        self.build_call = self.builder.build_call
+        self.complete = self.calls.complete
+        self.open_stream = self.calls.open_stream
+        self.embed = self.calls.embed
+        self.chunk_dict = self.calls.chunk_dict
+        self.map_error: Callable[[BaseException], ProxyError] = self.calls.map_error
 
     # --- lifecycle ------------------------------------------------------------
 
@@ -164,184 +161,6 @@ class Upstream:
         """litellm's provider of a routed model ("openai", "anthropic", "bedrock", …)."""
         return self._provider(target)
 
-    def build_call(
-        self,
-        target: Target,
-        messages: list[dict[str, Any]],
-        params: dict[str, Any],
-        stream: bool,
-        *,
-        fallbacks: bool = True,
-        fallback_messages: list[dict[str, Any]] | None = None,
-        fallback_params: dict[str, Any] | None = None,
-        about: Any = None,
-    ) -> Call:
-        """litellm's arguments for `target`, with a call per configured fallback entry.
-
-        `fallback_*`: what the fallbacks get instead (the prompt without the cache
-        hints meant for `target`'s provider); by default the same. `about` (the
-        pipeline's `RequestPlan`) is read only by the built-in demo model."""
-        server = self.settings.server
-        httpx_timeout = _timeout(server.request_timeout_s, server.connect_timeout_s)
-        call: dict[str, Any] = {
-            **target.params,
-            "messages": messages,
-            "stream": stream,
-            "timeout": httpx_timeout,
-            # Read by `proxy.routing`; litellm itself is told not to retry.
-            "num_retries": self.settings.num_retries,
-        }
-        openai_wire = self._provider(target) in OPENAI_WIRE
-        extra: dict[str, Any] = dict(call.pop("extra_body", None) or {})
-        for key, value in params.items():
-            if key in _OWN_FIELDS:
-                continue
-            if key in _LITELLM_SWALLOWS:
-                if openai_wire:
-                    extra[key] = value
-                elif key == "user":
-                    call[key] = value
-                continue
-            if key == "extra_body" and isinstance(value, dict):
-                extra.update(value)
-                continue
-            call[key] = value
-        if extra:
-            call["extra_body"] = extra
-        if demo.is_demo(target.params):
-            call[demo.FACTS_KEY] = demo.request_facts(about)
-        backups = []
-        if fallbacks:
-            for name in self.settings.fallbacks_for(target.model_name):
-                entry = self.settings.find_model(name)
-                if entry is not None and entry.missing_env:
-                    log.warning("fallback %s skipped: %s", name, missing_env_error(entry).message)
-                    continue
-                backups.append(
-                    self.build_call(
-                        self.resolve(name),
-                        messages if fallback_messages is None else fallback_messages,
-                        params if fallback_params is None else fallback_params,
-                        stream,
-                        fallbacks=False,
-                        about=about,
-                    )
-                )
-        return Call(target.model_name, call, backups)
-
-    # --- calls ----------------------------------------------------------------
-
-    async def complete(self, call: dict[str, Any]) -> Completion:
-        started = time.perf_counter()
-
-        async def attempt(entry: Call) -> Any:
-            if demo.is_demo(entry):
-                return demo.complete(entry, entry.model_name)
-            return await self.litellm.acompletion(**litellm_kwargs(entry))
-
-        response, route = await run_routed(
-            _as_call(call), self.retry_policy, attempt, self.map_error
-        )
-        body = strip_provider_fields(response.model_dump())
-        usage = body.get("usage")
-        elapsed = (time.perf_counter() - started) * 1000
-        return Completion(body, usage, elapsed, response, route.record())
-
-    async def open_stream(self, call: dict[str, Any]) -> RoutedStream:
-        """Open the stream and wait for its first chunk; retry or fall back until then."""
-
-        async def attempt(entry: Call) -> tuple[Any, Any]:
-            if demo.is_demo(entry):
-                stream: Any = demo.stream(entry, entry.model_name)
-            else:
-                stream = await self.litellm.acompletion(**litellm_kwargs(entry))
-            return await first_chunk(stream)
-
-        (stream, first), route = await run_routed(
-            _as_call(call), self.retry_policy, attempt, self.map_error
-        )
-        return RoutedStream(stream, first, route.record())
-
-    async def embed(self, model_name: str, texts: list[str], timeout_s: float) -> Embeddings:
-        """Embed `texts` with a model_list model (`memory.long_term.embedding_model`).
-
-        Bounded by `timeout_s` as a whole, retries included (litellm reads
-        `max_retries=0` as unset for embeddings and retries on its own): the caller
-        falls back to lexical retrieval on any error.
-        """
-        target = self.resolve(model_name)
-        call = {**target.params, "input": texts, "timeout": timeout_s}
-        started = time.perf_counter()
-        try:
-            response = await asyncio.wait_for(
-                self.litellm.aembedding(**litellm_kwargs(call)), timeout_s
-            )
-        except TimeoutError as exc:
-            raise ProxyError(504, "embedding timed out", code="upstream_timeout") from exc
-        except Exception as exc:
-            raise self.map_error(exc) from exc
-        rows = sorted(response.data, key=lambda d: field_of(d, "index"))
-        vectors = [[float(x) for x in field_of(d, "embedding")] for d in rows]
-        if len(vectors) != len(texts):
-            raise ProxyError(502, "embedding answer has the wrong number of vectors")
-        usage = getattr(response, "usage", None)
-        tokens = int(field_of(usage, "prompt_tokens") or 0) if usage is not None else 0
-        cost = self.pricing.embedding_cost(response)
-        return Embeddings(vectors, tokens, cost, (time.perf_counter() - started) * 1000)
-
-    def chunk_dict(self, chunk: Any) -> dict[str, Any]:
-        data = chunk.model_dump(exclude_none=True) if hasattr(chunk, "model_dump") else dict(chunk)
-        return strip_provider_fields(data)  # type: ignore[no-any-return]
-
-    def map_error(self, exc: BaseException) -> ProxyError:
-        """Keep the provider's status and message; timeouts → 504, unreachable → 502."""
-        litellm = self.litellm
-        message = redact_secrets(str(getattr(exc, "message", None) or exc), self.secrets)
-        headers: dict[str, str] = {}
-        response = getattr(exc, "response", None)
-        retry_after = None
-        if response is not None:
-            try:
-                retry_after = response.headers.get("retry-after")
-            except Exception:
-                retry_after = None
-        if retry_after:
-            headers["Retry-After"] = str(retry_after)
-        if isinstance(exc, litellm.Timeout):
-            return ProxyError(504, f"upstream timed out: {message}", code="upstream_timeout")
-        status = getattr(exc, "status_code", None)
-        lowered = message.lower()
-        if isinstance(exc, litellm.APIConnectionError) or (
-            status == 500 and "connection error" in lowered
-        ):
-            return ProxyError(502, f"upstream unreachable: {message}", code="upstream_unreachable")
-        if isinstance(exc, litellm.UnsupportedParamsError):
-            return ProxyError(400, message, code="unsupported_parameter")
-        if isinstance(status, int) and 400 <= status < 600:
-            return ProxyError(status, message, code="upstream_error", headers=headers)
-        return ProxyError(502, f"upstream error: {message}", code="upstream_error")
-
-
-def missing_env_error(entry: ModelEntry) -> ProxyError:
-    """A model whose `os.environ/NAME` was unset at start: 502, and not to be retried.
-
-    502 because the fault is the proxy's configuration, not the client's request
-    or key; `x-should-retry: false` because the openai and anthropic SDKs would
-    otherwise retry a 502 (twice, by default) although nothing can change until
-    memproxy is restarted with the variable set.
-    """
-    names = ", ".join(sorted({name for _, name in entry.missing_env}))
-    keys = ", ".join(f"litellm_params.{key}: os.environ/{name}" for key, name in entry.missing_env)
-    return ProxyError(
-        502,
-        f"model {entry.model_name!r} cannot be called: the environment variable {names} "
-        f"({keys}) was not set when memproxy started. Set it and restart memproxy, "
-        "or choose another model.",
-        param="model",
-        code="missing_provider_key",
-        headers={"x-should-retry": "false"},
-    )
-
 
 # litellm's per-call success logging (`Logging`'s handlers), replaced by no-ops.
 SUCCESS_LOGGING_HANDLERS = ("dispatch_success_handlers", "async_success_handler", "success_handler")
@@ -391,13 +210,3 @@ def skip_repeated_pricing_failures() -> bool:
     """Price a model litellm cannot price once per process (`proxy.pricing`)."""
     module: Any = importlib.import_module("litellm.litellm_core_utils.litellm_logging")
     return remember_pricing_failures(module.Logging)
-
-
-def _as_call(call: dict[str, Any]) -> Call:
-    return call if isinstance(call, Call) else Call(str(call.get("model", "")), call)
-
-
-def _timeout(total: float, connect: float) -> Any:
-    import httpx
-
-    return httpx.Timeout(total, connect=connect)

@@ -2,7 +2,8 @@
 
 - `engine.StoreEngine`: the async SQLAlchemy engine, write transactions, faults;
 - `replicas.ReplicaCoherence`: session versions, so replicas drop stale caches;
-- `conversations.Conversations`: tenants, sessions, turns;
+- `conversations.Conversations`: tenants, sessions, turns (reads in
+  `session_queries.SessionQueries`, the turn write in `turn_writes.TurnWrites`);
 - `memory_rows.MemoryRows`: working memory (items, summary chunks, layout);
 - `request_rows.RequestRows`: request records;
 - `admin_edits.AdminEdits`: inspection and operator changes;
