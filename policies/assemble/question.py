@@ -18,8 +18,9 @@ The kind of question shapes the recall further:
 - *bridging* (several things named, "both", "in common", "都"): turns that
   together cover each thing named, rather than the best matches of one.
 
-Rules are data: each has a name, its pattern per script, and examples in
-`tests/unit/test_question.py`; `Question.rules` says which ones fired.
+Rules are data: each has a name, its pattern per script and its examples in
+`policies/rules/<lang>/question.yaml` (whole questions in `tests/unit/test_question.py`);
+`Question.rules` says which ones fired.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from functools import lru_cache
 from typing import Literal
 
 from policies.language.cues import Lexicon, is_question, recap_request
+from policies.rulebook import Joined
 
 Kind = Literal["lookup", "temporal", "own_words", "contradiction", "bridging"]
 
@@ -42,67 +44,18 @@ class QuestionRule:
 
 
 RULES: tuple[QuestionRule, ...] = (
-    QuestionRule(
-        "when",
-        "temporal",
-        Lexicon(
-            r"\bwhen\b|\bwhat (?:date|day|time|year|month|week)\b|\bhow long (?:ago|before|after"
-            r"|between|since)\b|\bhow many (?:days|weeks|months|years) (?:ago|before|after|since"
-            r"|between|passed)\b|\b(?:which|what) (?:came|happened|was) (?:first|earlier|later)\b"
-            r"|\bbefore or after\b|\bsince when\b",
-            r"什么时候|啥时候|哪天|哪一天|几号|几月|哪年|哪一年|多久以前|多久之前|多长时间|何时|先.{1,12}还是",
-        ),
-    ),
-    QuestionRule(
-        "said_by_me",
-        "own_words",
-        Lexicon(
-            r"\b(?:what|how|did|do|have|when|where) (?:did |do |have )?i (?:say|said|tell|told"
-            r"|mention|mentioned|write|wrote|ask|asked)\b|\bremind me what i\b"
-            r"|\bwhat was it i (?:said|told)\b|\bi (?:told you|mentioned|said) (?:earlier|before"
-            r"|last time)\b",
-            r"我(?:之前|以前|刚才|上次|早先|当时|前面)?(?:跟你|和你|对你)?(?:说|讲|提|告诉你|写)(?:过|的|了)",
-        ),
-    ),
-    QuestionRule(
-        "changed_mind",
-        "contradiction",
-        Lexicon(
-            r"\bchanged? (?:my|his|her|their|our) mind\b|\b(?:first|originally|initially|at first)"
-            r" (?:said|wanted|planned|chose|picked|thought)\b|\bcontradict|\bsaid both\b"
-            r"|\bwhat did i (?:first|originally) \w+\b",
-            r"改(?:了)?主意|变卦|一开始(?:是|说|要)|最初(?:是|说|要)|原来(?:说|是)|前后(?:矛盾|不一)"
-            r"|之前说的(?:是|和)",
-        ),
-    ),
-    QuestionRule(
-        "several_named",
-        "bridging",
-        Lexicon(
-            r"\bboth\b|\bin common\b|\bcompare\b|\beach of\b|\ball (?:the|of the)\b"
-            r"|\bwhich (?:of|one)\b|\bdifference between\b|\bwhat (?:\w+ )?(?:activities|things"
-            r"|events|places|books|items|kinds|ways)\b",
-            r"都(?:有|是|去|做|喜欢|提)|共同|分别|哪些|区别|相比",
-        ),
-    ),
+    QuestionRule("when", "temporal", Lexicon.named("question", "when")),
+    QuestionRule("said_by_me", "own_words", Lexicon.named("question", "said_by_me")),
+    QuestionRule("changed_mind", "contradiction", Lexicon.named("question", "changed_mind")),
+    QuestionRule("several_named", "bridging", Lexicon.named("question", "several_named")),
 )
 
 # An information question without its question mark (who, what, when, did
 # I...; Chinese questions are read by `policies.language.cues.is_question`), as opposed
 # to a request that works on the task ("can you shorten it?").
-_ASKS_FACT = re.compile(
-    r"^\s*(?:(?:so|and|ok(?:ay)?|hey|wait|remind me|tell me|do you (?:remember|recall)"
-    r"|(?:can|could) you remind me)[,\s]+)*(?:what|when|where|who|whom|whose|which|why|how|did"
-    r"|was|were)\b",
-    re.IGNORECASE,
-)
+_ASKS_FACT = Joined("question", "asks_fact", ("en",))
 # Work on the task, phrased as a question: the backbone serves it.
-_ASKS_WORK = Lexicon(
-    r"^\s*(?:please |pls )?(?:(?:can|could|would|will) you (?!remind|recall|remember"
-    r"|tell me (?:what|when|who|where|which|whether|if))|give me|list|write|draft"
-    r"|summari[sz]e|make|help me|let'?s)\b",
-    r"^(?:请|麻烦)?(?:你)?(?:帮我|给我|把|能不能帮|可以帮)(?!回忆|想想)",
-)
+_ASKS_WORK = Lexicon.named("question", "asks_work")
 
 
 # The question points back at something that was said or happened ("what did
@@ -114,13 +67,7 @@ _ASKS_WORK = Lexicon(
 # Not "before" (a deadline is "before the launch"), nor any 是…的 (mostly a
 # description: "is it a waterproof one?"): only one that stresses where,
 # when, how or with whom something happened points back.
-PAST_REFERENCE = Lexicon(
-    r"\b(?:did|was|were|had|has \w+ (?:ever|been)|have (?:i|we|you) (?:ever|said|told|mentioned)"
-    r"|ago|earlier|previously|last (?:time|week|month|year|night|summer|winter|spring"
-    r"|autumn|fall|weekend)|mentioned|said|told|used to|back then|went|visited|bought|made)\b",
-    r"之前|以前|上次|当时|那时|那次|曾经|一开始|最早|起初|原来|本来|说过|提过|讲过|聊过|去过|做过|买过"
-    r"|见过|上周|上个月|去年|昨天|前天|是(?:在|从|跟|和|由|被|什么时候|哪(?:天|年|月|次)|几(?:号|点|月)|怎么|谁)[^，。,？?]{0,12}的",
-)
+PAST_REFERENCE = Lexicon.named("question", "past_reference")
 
 
 # A past tense whose subject is an anaphor ("did you make it?", "how was it?",
@@ -131,12 +78,7 @@ PAST_REFERENCE = Lexicon(
 # assistant what it said or proposed ("what did you suggest for the dip?"),
 # which may lie far back, or how long or how much a thing took ("how long did
 # it take…": an expletive "it").
-ANAPHORIC_PAST = Lexicon(
-    r"\b(?:did|was|were|had|made|went)\s+(?:you|it|that|this|they|those|these|he|she)\b"
-    r"(?!\s+(?:say|said|tell|told|suggest|recommend|propose|mention|write|pick|choose|decide"
-    r"|take|cost|last))"
-    r"|\b(?:you|it|that|this|they|he|she)\s+(?:made|went|had)\b"
-)
+ANAPHORIC_PAST = Lexicon.named("question", "anaphoric_past")
 
 
 @dataclass(frozen=True, slots=True)
