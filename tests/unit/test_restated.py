@@ -53,7 +53,7 @@ def test_counts_only_leaves_amounts_alone() -> None:
 
 
 def test_values_without_a_clear_kind_have_no_key() -> None:
-    assert keyed_values("It costs about 40 and takes 2:30.") == []
+    assert keyed_values("It costs about 40 and takes 2:30.") == ()
     assert [k for k, _ in keyed_values("预算大概8000元，要6个人。")] == ["money:cny:预算", "qty:人"]
 
 
@@ -61,18 +61,27 @@ def _msg(role: str, text: str) -> dict[str, Any]:
     return {"role": role, "content": text}
 
 
-def test_an_older_digest_leaves_out_a_figure_a_later_turn_changed() -> None:
-    filler = "Pack a warm layer, the evenings get cold by the lake. " * 8
+_FILLER = "Pack a warm layer, the evenings get cold by the lake. " * 8
+
+
+def _outing(*exchanges: tuple[str, str], last: str) -> list[dict[str, Any]]:
+    """A club outing: the boat hire priced first, then `exchanges`, then `last`."""
     messages = [
         _msg("system", "You help plan club outings."),
         _msg("user", "We're planning the spring outing, can you price the boat hire?"),
-        _msg("assistant", "For the boat hire the total is $860 for the day. " + filler),
-        _msg("user", "The club added a second boat."),
-        _msg("assistant", "With two boats the new total is $1,420 for the day. " + filler),
-        _msg("user", "And lunch?"),
-        _msg("assistant", "Lunch on the island is easy to arrange. " + filler),
-        _msg("user", "What should we bring?"),
+        _msg("assistant", "For the boat hire the total is $860 for the day. " + _FILLER),
     ]
+    for asked, answered in exchanges:
+        messages += [_msg("user", asked), _msg("assistant", answered + " " + _FILLER)]
+    return [*messages, _msg("user", last)]
+
+
+def test_an_older_digest_leaves_out_a_figure_a_later_turn_changed() -> None:
+    messages = _outing(
+        ("The club added a second boat.", "With two boats the new total is $1,420 for the day."),
+        ("And lunch?", "Lunch on the island is easy to arrange."),
+        last="What should we bring?",
+    )
     ctx = BackboneAssembler().assemble(make_input(messages, 260, summary_upto=7))
     sent = "\n".join(str(m.get("content")) for m in ctx.messages)
     assert "$1,420" in sent
@@ -82,17 +91,11 @@ def test_an_older_digest_leaves_out_a_figure_a_later_turn_changed() -> None:
 def test_a_changed_figure_waits_until_the_prompt_changes_at_its_digest() -> None:
     # Shown once, the older digest keeps its line while nothing else changes
     # there: dropping it would rewrite the cached prompt from that point.
-    filler = "Pack a warm layer, the evenings get cold by the lake. " * 8
-    messages = [
-        _msg("system", "You help plan club outings."),
-        _msg("user", "We're planning the spring outing, can you price the boat hire?"),
-        _msg("assistant", "For the boat hire the total is $860 for the day. " + filler),
-        _msg("user", "And lunch?"),
-        _msg("assistant", "Lunch on the island is easy to arrange. " + filler),
-        _msg("user", "Any news?"),
-        _msg("assistant", "Nothing new on my side. " + filler),
-        _msg("user", "The club added a second boat, so the new total is $1,420."),
-    ]
+    messages = _outing(
+        ("And lunch?", "Lunch on the island is easy to arrange."),
+        ("Any news?", "Nothing new on my side."),
+        last="The club added a second boat, so the new total is $1,420.",
+    )
     a = BackboneAssembler()
     first = a.assemble(make_input(messages[:-2], 250, summary_upto=5))
     second = a.assemble(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from policies.language.values import Value, extract_values
 from policies.rulebook import Joined
@@ -38,14 +39,16 @@ def _key(v: Value, text: str) -> str | None:
     return None
 
 
-def keyed_values(text: str) -> list[tuple[str, float]]:
+# Every request reads every turn of its history: a turn's pairs are worked out once.
+@lru_cache(maxsize=8192)
+def keyed_values(text: str) -> tuple[tuple[str, float], ...]:
     """The (key, figure) pairs of the values in `text` whose kind is clear."""
     out = []
     for v in extract_values(text):
         key = _key(v, text)
         if key is not None and v.number is not None:
             out.append((key, v.number))
-    return out
+    return tuple(out)
 
 
 @dataclass(slots=True)
