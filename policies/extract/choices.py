@@ -5,6 +5,9 @@ of the assistant message they answer. Kept verbatim, such a sentence says
 nothing on its own ("the third one" of what?), so the option it names is
 resolved against that list and written next to it: the user made the
 choice, the option's words are what was chosen.
+
+The words of a choice and of what makes it none are rules kept as data
+(`policies/rules/<lang>/choices.yaml`); the shapes of a list line stay here.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import re
 
 from policies.language.matching import weighted_terms
+from policies.rulebook import Joined
 
 _NUMBERED = re.compile(
     r"^\s*(?:\(?(\d{1,2})[.)、．:：]|第([一二三四五六七八九十])[个种条套点]?[：:、.])\s*(.+)$"
@@ -28,22 +32,11 @@ _EN_ORD = {
 _MAX_HEAD = 60
 
 # "the second one", "option 2", "#3", "that last option"; "第二个", "选2", "方案三".
-_CHOICE_EN = re.compile(
-    r"\b(?:the|that|this) (first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last|final|middle)"
-    r" (?:one|option|choice|idea|name|title|version|direction|pick|suggestion|proposal|draft)\b"
-    r"|\b(?:option|choice|number|no\.|#) ?(\d|one|two|three|four|five)\b",
-    re.IGNORECASE,
-)
-_CHOICE_ZH = re.compile(
-    r"第([一二三四五六七八九十\d])(?:个|种|条|套|版|项|款|号|版本|方案|方向)"
-    r"|选(?:第)?([1-9一二三四五六七八九])(?=[吧了，。！!,.；;\s]|$)"
-    r"|(?:方案|选项|方向|走向)([1-9一二三四五六七八九])"
-    r"|(最后(?:一个|那个|一种))"
-    r"|(中间(?:那个|的那个|那种|那一?套|那一?版))"
-)
+_CHOICE_EN = Joined("choices", "choice", ("en",))
+_CHOICE_ZH = Joined("choices", "choice", ("zh",))
 # A choice is made, not asked about ("is the second one cheaper?") or rejected
 # ("not the first one"): the caller checks questions; this checks negation.
-_NOT = re.compile(r"\b(?:not|no|don'?t|never)\b[^,.;]{0,12}$|不(?:要|用|选)?$|别(?:选|用)?$", re.I)
+_NOT = Joined("choices", "not")
 
 
 def list_options(message: str) -> list[str]:
@@ -118,8 +111,8 @@ def _index(position: int | None, size: int) -> int | None:
 
 # An ordinal that ranks a person, not an option: someone is first to do something
 # ("我第一个就种芹菜", "他第一个报了名", "she was the first one to sign up").
-_DOER_BEFORE = re.compile(r"(?:我|你|您|他|她|我们|你们|他们|她们|咱们|大家|谁)$")
-_DOER_AFTER = re.compile(r"^\s+(?:to|who)\b", re.IGNORECASE)
+_DOER_BEFORE = Joined("choices", "doer_before")
+_DOER_AFTER = Joined("choices", "doer_after")
 
 
 def _position(sentence: str) -> int | None:

@@ -7,6 +7,10 @@ to a short line of key fields, counts and anomalies; the raw result stays in
 the store. Instruction-like text inside either ("from now on ignore all
 previous rules") is dropped from the compact form, so it cannot reach the
 working-memory block as if it were a rule.
+
+The words of an injection, of a report of something done and of a tool
+result's telling fields are rules kept as data
+(`policies/rules/<lang>/observations.yaml`).
 """
 
 from __future__ import annotations
@@ -19,37 +23,21 @@ from typing import Any
 from policies.language.cues import DIRECTIVE, is_question
 from policies.language.segment import split_sentences
 from policies.language.values import extract_values, value_signature
+from policies.rulebook import Joined
 from policies.types import Add, Extraction, MemoryItem, MemoryOp, Supersede, Turn
 
 MAX_TOOL_ITEMS = 3
 MAX_INFERRED_ITEMS = 3
 _TOOL_CHARS = 180
 
-_INJECTION = re.compile(
-    r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instructions?|rules?|prompts?|above|"
-    r"previous|prior)\b|\bsystem prompt\b|\byou are now\b|\bnew instructions?\b"
-    r"|忽略.{0,10}(?:指令|规则|要求|提示)|无视.{0,10}(?:指令|规则)|从现在(?:开始|起)你",
-    re.IGNORECASE,
-)
+_INJECTION = Joined("observations", "injection")
 # The assistant reports something done, in the past tense, with a subject:
 # "Both are set: …", "I've booked …", "PAY-2291 is now P1". Promises ("I'll
 # quote IC fares from now on") and drafts it writes for the user are not.
-_DONE = re.compile(
-    r"^(?:done|booked|confirmed|all set|both (?:are|were) set|applied)\b"
-    r"|\b(?:is|are|has been|have been|was|were) (?:now )?(?:booked|reserved|confirmed|created"
-    r"|closed|assigned|merged|deployed|filed|submitted|posted|cancell?ed|set to|updated)\b"
-    r"|\bi(?:'ve| have) (?:booked|reserved|created|closed|assigned|filed|posted|set|scheduled"
-    r"|cancell?ed|added|updated|moved)\b|\bnow (?:is|are|carries|carry|has|have) \w"
-    r"|已(?:为您|帮您|经)?(?:预订|预定|确认|创建|提交|关闭|下单|取消)(?:了|好)|订好了|预约好了",
-    re.IGNORECASE,
-)
-_ANOMALY_KEY = re.compile(r"error|fail|exception|warn|denied|timeout|invalid", re.IGNORECASE)
-_KEY_FIELD = re.compile(
-    r"^(?:ok|success|status|state|id|name|table|total|count|priority|assignee|owner|milestone"
-    r"|visibility|duplicate_of|result|code|version|amount|last_partition|updated|deleted)$"
-    r"|_(?:id|cnt|count|total|status)$",
-    re.IGNORECASE,
-)
+_DONE = Joined("observations", "done")
+_DONE_LINE = Joined("observations", "done_line")
+_ANOMALY_KEY = Joined("observations", "anomaly_key")
+_KEY_FIELD = Joined("observations", "key_field")
 
 
 def _instruction_like(text: str) -> bool:
@@ -194,7 +182,7 @@ def extract_assistant(
     text = turn.text.strip()
     if not text or text[0] in "{[":
         return Extraction("irrelevant", reason="no prose")
-    if not _DONE.search(text) and not re.search(r"(?m)^(?:done|booked|confirmed)\b", text, re.I):
+    if not _DONE.search(text) and not _DONE_LINE.search(text):
         return Extraction("irrelevant", reason="nothing the assistant confirmed")
     known = {value_signature(v) for it in live for v in extract_values(it.value)}
     for sentence in split_sentences(text):

@@ -15,6 +15,9 @@ count of a part ("其中30人是外地的", "12 of them are vegetarian"), of a u
 10人", "6 people per table"), of a much smaller or larger group ("销售部一共30人"
 after "全公司大概120人": more than half again apart) or told in a story ("去年年会来了
 90人") is no recount.
+
+The words of a whole count and of a story are rules kept as data
+(`policies/rules/<lang>/recount.yaml`).
 """
 
 from __future__ import annotations
@@ -27,18 +30,16 @@ from policies.language.cues import is_question
 from policies.language.segment import split_sentences
 from policies.language.values import Value, extract_values
 from policies.memory.slots import same_unit_change
+from policies.rulebook import Joined
 from policies.types import MemoryItem
 
 _LIVE = frozenset({"active", "pending"})
 
 # A head count told as the whole of a group, or as the whole now.
-_WHOLE = re.compile(
-    r"一共|总共|总数|合计|共计|收齐|全部|全公司|全员|全班|全家|到时候|现在|目前|最后|最终|确认"
-    r"|\bin total\b|\baltogether\b|\ball told\b|\btotal\b|\bheadcount\b|\bnow\b|\bfinal\b"
-    r"|\bconfirmed\b",
-    re.IGNORECASE,
-)
-# A number given as a guess: "大概120人", "about 40 guests", "30人左右".
+_WHOLE = Joined("recount", "whole", ("zh", "en"))
+# A number given as a guess: "大概120人", "about 40 guests", "30人左右". The guess
+# and part patterns stay code: each has one group of both scripts' words, which split
+# into halves would be other branches.
 _GUESS_BEFORE = re.compile(
     r"(?:大概|大约|约|预计|估计|差不多|about|around|roughly|approximately|an estimated)"
     r"\W{0,2}[^，。,.;；]{0,4}$",
@@ -60,11 +61,7 @@ _PART_AFTER = re.compile(
     re.IGNORECASE,
 )
 # A count in a story of another time: "去年年会来了90人", "back then we were 12 people".
-_STORY = re.compile(
-    r"去年|前年|以前|当年|那时候|那时|上次|上回|小时候|\blast (?:year|time)\b|\bback then\b"
-    r"|\bused to\b|\bwhen I was\b|\byears ago\b",
-    re.IGNORECASE,
-)
+_STORY = Joined("recount", "story", ("zh", "en"))
 _CLAUSE_END = re.compile(r"[，,。;；!?！？—\n]|\.(?=\s|$)")
 
 

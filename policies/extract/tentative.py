@@ -15,6 +15,9 @@ English content word, or a Chinese content character outside both values:
 "回程" / "回北京"). The later sentence, verbatim, becomes the item. A firm value
 is never replaced this way: without the provisional mark, a later value in a
 request may be about something else.
+
+The marks of a provisional value, an estimate and an outcome are rules kept as
+data (`policies/rules/<lang>/tentative.yaml`).
 """
 
 from __future__ import annotations
@@ -29,22 +32,16 @@ from policies.language.cues import is_question
 from policies.language.segment import split_sentences
 from policies.language.text import terms
 from policies.language.values import Value, extract_values
+from policies.rulebook import Joined
 from policies.types import MemoryItem
 
 _LIVE = frozenset({"active", "pending"})
 _KINDS = frozenset({"date", "time", "money"})
 
-_TENTATIVE = re.compile(
-    r"先定|暂定|先暂定|暂时定|先这样|先按|先订|先约"
-    r"|\btentative(?:ly)?\b|\bpencil(?:led|ed)? (?:it )?in\b|\bfor now\b|\bprovisional(?:ly)?\b",
-    re.IGNORECASE,
-)
+_ZH_FIRST = ("zh", "en")
+_TENTATIVE = Joined("tentative", "tentative", _ZH_FIRST)
 # Words that say how firm a value is, or are about the date itself, not the event.
-_NOT_EVENT = re.compile(
-    r"先定|暂定|暂时|先这样|先按|先订|先约|tentative(?:ly)?|pencil(?:led|ed)?|provisional(?:ly)?"
-    r"|for now",
-    re.IGNORECASE,
-)
+_NOT_EVENT = Joined("tentative", "not_event", _ZH_FIRST)
 # Chinese characters that carry no event: particles, pronouns, date and time words,
 # request verbs ("你帮我看看").
 _ZH_STOP = frozenset(
@@ -91,17 +88,8 @@ def _event_words(text: str, values: Sequence[Value]) -> set[str]:
 # in at 72 guests"). It is replaced only by a sentence that reports that outcome (or
 # follows one that does, in the same message) with a different value measured in the
 # same unit; a mere second guess ("maybe 70") or another figure is no outcome.
-_ESTIMATE = re.compile(
-    r"估分|估计|预计|预估|估算|\bestimat(?:e|ed|es|ing)\b|\bexpect(?:ed|ing)?\b|\bprojected\b"
-    r"|\bforecast\b|\bballpark\b",
-    re.IGNORECASE,
-)
-_OUTCOME = re.compile(
-    r"出来了|出分了|实际|最终|最后(?:定|确定|是|来了|到了|花了|用了|算下来)|结果是"
-    r"|\bactual(?:ly)?\b|\bfinal\b|\bcame (?:in|out|back)\b|\bturned out\b|\bended up\b"
-    r"|\bofficial(?:ly)?\b",
-    re.IGNORECASE,
-)
+_ESTIMATE = Joined("tentative", "estimate", _ZH_FIRST)
+_OUTCOME = Joined("tentative", "outcome", _ZH_FIRST)
 # A count of people or things settled later is linked by the resolver
 # (`revision._estimate_settled`); here, what it does not read: bare figures ("620分"),
 # amounts, dates, and an outcome announced in the sentence before its figure.

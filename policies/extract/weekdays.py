@@ -14,6 +14,9 @@ restated with that day swapped, plus where the change came from:
 superseded, so the stale filter marks old mentions of it. When no item, or
 more than one, lists the old day among others, nothing happens: a single-day
 schedule moved ("put the sessions on Tuesdays then") is the resolver's.
+
+The words of a day and of a move are rules kept as data
+(`policies/rules/<lang>/weekdays.yaml`).
 """
 
 from __future__ import annotations
@@ -26,19 +29,18 @@ from policies.extract.relative import Relative
 from policies.language.cues import is_question
 from policies.language.segment import split_sentences
 from policies.language.text import terms
+from policies.rulebook import Joined
 from policies.types import MemoryItem
 
 _LIVE = frozenset({"active", "pending"})
 _KINDS = frozenset({"constraint", "preference", "fact", "goal", "state", "entity", "directive"})
 
 _EN_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_EN_DAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day(s?)\b", re.IGNORECASE)
-_ZH_DIGIT = "一二三四五六日天"
+_EN_DAY = Joined("weekdays", "day", ("en",))
+_ZH_DIGIT = "一二三四五六日天"  # the rules' fragment digit, read as numbers
 # "周二", "星期四", "礼拜天"; a list continues without the prefix: "周二、四", "周一和三".
-_ZH_DAY = re.compile(
-    rf"(?:周|星期|礼拜)([{_ZH_DIGIT}])((?:[、和跟与及,，/][{_ZH_DIGIT}](?![\u4e00-\u9fff]?[点号月]))*)"
-)
-_ZH_MORE = re.compile(rf"[{_ZH_DIGIT}]")
+_ZH_DAY = Joined("weekdays", "day", ("zh",))
+_ZH_MORE = Joined("weekdays", "more_day")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,20 +71,12 @@ def _days(text: str) -> list[_Day]:
 
 # -- reading a move -------------------------------------------------------------
 
-_EN_MOVE = re.compile(
-    r"\b(?:move|moving|moves|moved|shift|shifts|switch|switches|swap|change|changes|push|bump"
-    r"|put|make)\b[^.;!?]*?\bto\b|\b(?:becomes?|instead of)\b|->|→",
-    re.IGNORECASE,
-)
-_ZH_MOVE = re.compile(r"挪到|改到|换到|调到|移到|改成|换成|推到|改在|放到|变成|→")
-_NOT_NOW = re.compile(
-    r"\b(?:if|what if|unless|whether|used to|last week)\b|如果|要是|假如|万一|以前|上周",
-    re.IGNORECASE,
-)
+_EN_MOVE = Joined("weekdays", "move", ("en",))
+_ZH_MOVE = Joined("weekdays", "move", ("zh",))
+_NOT_NOW = Joined("weekdays", "not_now")
 # "Don't move the Wednesday class to Friday", "周三的别改到周五": the schedule stays.
-_REFUSED = re.compile(
-    r"\b(?:don'?t|do not|can'?t|cannot|won'?t|never|no need to)\b|别|不要|不能|不用|不必", re.I
-)
+_REFUSED = Joined("weekdays", "refused")
+_INSTEAD_OF = Joined("weekdays", "instead_of")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +97,7 @@ def read_move(sentence: str) -> _Move | None:
     first, second = days
     between = sentence[first.end : second.start]
     refused = bool(_REFUSED.search(sentence[: second.start]))
-    if re.search(r"\binstead of\b", between, re.IGNORECASE):
+    if _INSTEAD_OF.search(between):
         return _Move(second, first, sentence, refused)  # "Friday instead of Thursday"
     verb = _ZH_MOVE.search(between) or _EN_MOVE.search(sentence[: second.start])
     if verb is None:
@@ -125,11 +119,7 @@ def _schedules(items: Sequence[MemoryItem], old: int, new: int) -> list[MemoryIt
 
 
 # The moved day named by what it is to the schedule: "the Thursday one", "周四那场".
-_GENERIC = re.compile(
-    r"^\s*(?:one|session|class|meeting|slot|stream|lesson|practice|shift)s?\b"
-    r"|^(?:那场|那次|那节|那天|那个|的那|的)",
-    re.IGNORECASE,
-)
+_GENERIC = Joined("weekdays", "generic")
 _MOVE_WORDS = frozenset(
     {"move", "moving", "moves", "moved", "shift", "switch", "swap", "change", "push", "bump",
      "put", "make", "instead", "rest", "stays", "stay", "same", "else", "everything", "keep",

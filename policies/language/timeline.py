@@ -9,8 +9,10 @@ written next to the words, not instead of them: "yesterday (7 May 2023)".
 The words stay verbatim (DESIGN: dates are never paraphrased); the reading
 is an addition, in the label's own style.
 
-Rules are data: each names a relative expression and the shift it means;
-their examples are in `tests/unit/test_timeline.py`.
+Rules are data: each names a relative expression (its words per language and
+their examples in `policies/rules/<lang>/timeline.yaml`) and the shift it means
+(here); whole readings are tested in `tests/unit/test_timeline.py`. The date
+formats of a label stay code: digits and month names in a fixed shape.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from policies.rulebook import Joined
 
 _MONTHS = (
     "January February March April May June July August September October November December"
@@ -92,7 +96,7 @@ Reading = Callable[[re.Match[str], dt.date, str], str]
 @dataclass(frozen=True, slots=True)
 class TimeRule:
     name: str
-    pattern: re.Pattern[str]
+    pattern: Joined
     read: Reading
 
 
@@ -128,52 +132,25 @@ def _week_before(m: re.Match[str], d: dt.date, style: str) -> str:
     return f"{week}的前一周" if style == "zh" else f"the week before {week}"
 
 
-_EN_N = r"(?P<n>\d{1,2}|a|an|one|two|three|four|five|six)"
-_ZH_N = r"(?P<z>\d{1,2}|一|两|二|三|四|五|六)"
+def _rule(name: str, lang: str = "") -> Joined:
+    """The rule `name` of policies/rules/<lang>/timeline.yaml, both halves unless `lang`."""
+    return Joined("timeline", name, (lang,) if lang else ("en", "zh"))
+
+
 RULES: tuple[TimeRule, ...] = (
-    TimeRule(
-        "day_before_yesterday", re.compile(r"\bthe day before yesterday\b|前天", re.I), _shift(-2)
-    ),
-    TimeRule("yesterday", re.compile(r"\byesterday\b|昨天|昨日", re.I), _shift(-1)),
-    TimeRule("tomorrow", re.compile(r"\btomorrow\b|明天", re.I), _shift(1)),
-    TimeRule(
-        "days_ago", re.compile(rf"\b{_EN_N} days? ago\b|{_ZH_N}天(?:前|之前|以前)", re.I), _days_ago
-    ),
-    TimeRule(
-        "weeks_ago",
-        re.compile(rf"\b{_EN_N} weeks? ago\b|{_ZH_N}(?:个)?(?:星期|周)(?:前|之前)", re.I),
-        _weeks_ago,
-    ),
-    TimeRule(
-        "months_ago",
-        re.compile(rf"\b{_EN_N} months? ago\b|{_ZH_N}个月(?:前|之前)", re.I),
-        _months_ago,
-    ),
-    TimeRule(
-        "last_weekday",
-        re.compile(
-            r"\blast (?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I
-        ),
-        _en_weekday,
-    ),
-    TimeRule(
-        "last_weekday_zh",
-        re.compile(r"上(?:个)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])"),
-        _zh_weekday,
-    ),
-    TimeRule(
-        "last_week",
-        re.compile(r"\blast week(?:end)?\b|上(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天])", re.I),
-        _week_before,
-    ),
-    TimeRule(
-        "last_month",
-        re.compile(r"\blast month\b|上个月", re.I),
-        lambda m, d, s: _month(_months_back(d, 1), s),
-    ),
+    TimeRule("day_before_yesterday", _rule("day_before_yesterday"), _shift(-2)),
+    TimeRule("yesterday", _rule("yesterday"), _shift(-1)),
+    TimeRule("tomorrow", _rule("tomorrow"), _shift(1)),
+    TimeRule("days_ago", _rule("days_ago"), _days_ago),
+    TimeRule("weeks_ago", _rule("weeks_ago"), _weeks_ago),
+    TimeRule("months_ago", _rule("months_ago"), _months_ago),
+    TimeRule("last_weekday", _rule("last_weekday", "en"), _en_weekday),
+    TimeRule("last_weekday_zh", _rule("last_weekday", "zh"), _zh_weekday),
+    TimeRule("last_week", _rule("last_week"), _week_before),
+    TimeRule("last_month", _rule("last_month"), lambda m, d, s: _month(_months_back(d, 1), s)),
     TimeRule(
         "last_year",
-        re.compile(r"\blast year\b|去年", re.I),
+        _rule("last_year"),
         lambda m, d, s: _year(d.replace(year=d.year - 1), s),
     ),
 )

@@ -19,7 +19,8 @@ the sentence gives one of them another role:
   够坐"), nor an interval of a length ("ten minutes, nest gone").
 
 `policies.extract.revision` consults these where a link rests on the value alone
-(no change cue names what is revised).
+(no change cue names what is revised). The words of each role are rules kept as
+data (`policies/rules/<lang>/value_roles.yaml`).
 """
 
 from __future__ import annotations
@@ -28,14 +29,11 @@ import re
 from collections.abc import Sequence
 
 from policies.language.values import Value, extract_values
+from policies.rulebook import Joined
 
 # "…, like 10:00", "(e.g. 3pm)", "such as 5%", "比如9:30": what follows, up to the end
 # of its clause, illustrates. A bare "like" only after a break: "I'd like 3 rooms" asks.
-_EXAMPLE = re.compile(
-    r"(?:[,(;:—–]|\s-)\s*like\b|\be\.g\.?|\bsuch as\b|\bfor (?:example|instance)\b"
-    r"|比如|例如|譬如|诸如|举个例子",
-    re.IGNORECASE,
-)
+_EXAMPLE = Joined("value_roles", "example")
 _CLAUSE_END = re.compile(r"[.;!?。；！？)）]\s|[.;!?。；！？)）]$|[；。！？]")
 
 
@@ -100,14 +98,8 @@ def attribute_clash(new_text: str, new: Value, old_text: str, old: Value) -> boo
 # for one case of what others do. A condition on the speaker's own move ("if we open
 # a salary account the rate is 4.1%", "要是我们提前付款…") is an option the plan takes
 # up, read as the new value, so it is no case here.
-_CONDITION = re.compile(
-    r"\b(?:if|unless|as long as|provided that|in case|only when)\b"
-    r"(?!\s+(?:we|i|us|our|my)\b|\s+(?:we|i)['’])"
-    # Not 只要: "只要2.5万字以上就行" means "only needs", not "as long as".
-    r"|(?:如果|要是|假如|万一)(?!我|咱)"
-    r"|(?<!我)(?<!我们)(?<!咱们)的话",
-    re.IGNORECASE,
-)
+# Not 只要: "只要…就行" means "only needs", not "as long as".
+_CONDITION = Joined("value_roles", "condition")
 
 
 def conditional_before(text: str, v: Value) -> bool:
@@ -123,11 +115,8 @@ def conditional(text: str) -> bool:
 # "每桌10个人", "每队最多6人", "every two minutes", "10 per table", "two to a room": a
 # count spread over a unit. Before the value: 每/each/every/per and at most a short noun;
 # after it: per/a/an/each/to a + noun.
-_SHARE_BEFORE = re.compile(
-    r"(?:每|各)[\u4e00-\u9fff]{0,2}(?:最多|最少|不超过|至少)?$|\b(?:every|each|per)\s+(?:\w+\s+)?$",
-    re.IGNORECASE,
-)
-_SHARE_AFTER = re.compile(r"^\s*(?:per|each|an?|to an?)\s+[a-z]+|^\s*/", re.IGNORECASE)
+_SHARE_BEFORE = Joined("value_roles", "share_before", ("zh", "en"))
+_SHARE_AFTER = Joined("value_roles", "share_after")
 
 
 def is_share(text: str, v: Value) -> bool:
@@ -151,12 +140,7 @@ def share_clash(new_text: str, new: Value, old_text: str, old: Value) -> bool:
 # "priced at", "卖1200", "要价/开价/报价/标价/售价 1200", "挂了1200": the verb that puts a
 # price on a thing on offer, in the clause before the value. Spending words ("spend",
 # "花", "预算") are no offer.
-_OFFER_BEFORE = re.compile(
-    r"\b(?:sell(?:s|ing)?|listed|listing|asking|asks|quoted|quoting|quotes?|priced"
-    r"|going for|goes for|for sale|offering|offers)\b[^.;!?]{0,100}$"
-    r"|(?:卖|售价|要价|开价|报价|标价|挂牌|挂了|挂价)[^，。；！？,;]{0,12}$",
-    re.IGNORECASE,
-)
+_OFFER_BEFORE = Joined("value_roles", "offer_before")
 
 
 def is_offer_price(text: str, v: Value) -> bool:

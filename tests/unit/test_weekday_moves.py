@@ -89,3 +89,11 @@ def test_two_schedules_with_the_day_leave_the_move_unresolved() -> None:
     )
     assert any("Monday and Wednesday" in v for v in values), values
     assert any("Wednesday and Friday" in v for v in values), values
+
+
+def test_the_weekday_digits_of_code_and_rules_agree() -> None:
+    """`_ZH_DIGIT` reads the digits the rules match as numbers, in the same order."""
+    from policies.extract.weekdays import _ZH_DIGIT
+    from policies.rulebook import fragment
+
+    assert fragment("weekdays", "zh", "digit") == _ZH_DIGIT
