@@ -32,7 +32,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a file: `python bench/prefix_breaks.py`
 
-from policies.assemble.layers import DELTA_HEADER, MEMORY_HEADER, RECALL_HEADER, REPLAY_HEADER  # noqa: E402
+from policies.assemble.generated import (  # noqa: E402
+    DELTA_HEADER,
+    MEMORY_HEADER,
+    RECALL_HEADER,
+    REPLAY_HEADER,
+)
 from policies.assemble.summary import SUMMARY_HEADER  # noqa: E402
 from proxy.evaluation import Scenario, run_eval  # noqa: E402
 from proxy.records import serialised  # noqa: E402

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 from policies.types import AssembledContext, Extraction, ExtractionContext, SummaryChunk, Turn
 
 if TYPE_CHECKING:
-    from policies.assemble.assembly import AssemblyInput
+    from policies.assemble.assembly_input import AssemblyInput
     from policies.assemble.summary import DatedTurn
 
 

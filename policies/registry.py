@@ -36,17 +36,14 @@ from pydantic import BaseModel, ValidationError
 
 from policies.assemble.assembly import (
     BackboneAssembler,
-    BackboneParams,
     FullAssembler,
-    FullParams,
     RawAssembler,
     SummaryBufferAssembler,
-    SummaryBufferParams,
     UserTurnsAssembler,
     WindowAssembler,
-    WindowParams,
 )
-from policies.assemble.params import RecallParams
+from policies.assemble.backbone import BackboneParams
+from policies.assemble.params import FullParams, RecallParams, SummaryBufferParams, WindowParams
 from policies.assemble.summary import RuleSummarizer, SummaryParams
 from policies.base import AssemblyPolicy, ExtractionPolicy
 from policies.extract.extraction import RuleExtractor

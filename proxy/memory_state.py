@@ -1,15 +1,13 @@
-"""Working memory of sessions: load (cached), extract from new turns, persist.
+"""Working memory of sessions: extract from new turns, persist graded forgetting.
 
 Runs under the session's ticket, so a session's items are only ever changed by
-one request at a time, in request order. Exposure counters (how often an item
-was shown) change on every request; they are kept in memory and written with
-the next batch of item changes rather than costing a transaction each.
+one request at a time, in request order. The items are held, with their
+exposure not saved yet, by `proxy.item_cache.ItemCache`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 
 from policies.base import ExtractionPolicy
@@ -27,6 +25,7 @@ from policies.types import (
     Turn,
 )
 from proxy.ids import new_id
+from proxy.item_cache import ItemCache
 from proxy.store.repo import Store
 
 _EXTRACTED_ROLES = frozenset({"user", "assistant", "tool"})
@@ -71,35 +70,27 @@ def _fingerprint(item: MemoryItem) -> tuple[object, ...]:
 class MemoryState:
     def __init__(self, store: Store, cache_sessions: int = 2000) -> None:
         self.store = store
-        self._cache: OrderedDict[str, list[MemoryItem]] = OrderedDict()
-        self._dirty: dict[str, set[str]] = {}  # session -> item ids with unsaved exposure
-        self._cache_sessions = cache_sessions
+        self.cache = ItemCache(store, cache_sessions)
 
     def invalidate(self, session_id: str) -> None:
-        self._cache.pop(session_id, None)
-        self._dirty.pop(session_id, None)
+        self.cache.invalidate(session_id)
 
     async def items(self, session_id: str) -> list[MemoryItem]:
-        cached = self._cache.get(session_id)
-        if cached is None:
-            cached = await self.store.load_items(session_id)
-            self._remember(session_id, cached)
-        else:
-            self._cache.move_to_end(session_id)
-        return cached
+        return await self.cache.items(session_id)
 
     def peek(self, session_id: str) -> list[MemoryItem] | None:
         """The session's items if held here (no store read), else None."""
-        if session_id in self._dirty:
-            return None  # unsaved exposure: the held items differ from the stored ones
-        return self._cache.get(session_id)
+        return self.cache.peek(session_id)
 
-    def _remember(self, session_id: str, items: list[MemoryItem]) -> None:
-        self._cache[session_id] = items
-        self._cache.move_to_end(session_id)
-        while len(self._cache) > self._cache_sessions:
-            evicted, _ = self._cache.popitem(last=False)
-            self._dirty.pop(evicted, None)  # exposure is advisory; losing it is harmless
+    def mark_used(self, session_id: str, item_ids: Sequence[str], ordinal: int) -> None:
+        """Exposure and recency feed the scoring of later requests (saved lazily)."""
+        self.cache.mark_used(session_id, item_ids, ordinal)
+
+    async def flush(self, session_id: str) -> None:
+        await self.cache.flush(session_id)
+
+    async def flush_all(self) -> None:
+        await self.cache.flush_all()
 
     async def extract(
         self,
@@ -124,9 +115,9 @@ class MemoryState:
             results.append((turn.ordinal, extraction))
             if extraction.ops:
                 items = apply_extraction(items, extraction, turn.ordinal)
-        self._remember(session_id, items)
+        self.cache.remember(session_id, items)
         changed = {i.id for i in items if before.get(i.id) != _fingerprint(i)}
-        await self._save(session_id, changed, before_save)
+        await self.cache.save(session_id, changed, before_save)
         return results
 
     async def reextract(
@@ -157,9 +148,7 @@ class MemoryState:
                 items = apply_extraction(items, extraction, turn.ordinal)
         if not any(c.outcome == "ok" for c in calls):
             return False, calls
-        self._remember(session_id, items)
-        self._dirty.pop(session_id, None)
-        await self.store.replace_items(session_id, items)
+        await self.cache.replace(session_id, items)
         return True, calls
 
     async def refine(
@@ -191,9 +180,7 @@ class MemoryState:
         calls = [refined.call] if refined.call is not None else []
         if not refined.changed:
             return False, calls
-        self._remember(session_id, refined.items)
-        self._dirty.pop(session_id, None)
-        await self.store.replace_items(session_id, refined.items)
+        await self.cache.replace(session_id, refined.items)
         return True, calls
 
     async def set_tiers(
@@ -227,42 +214,8 @@ class MemoryState:
             items[i] = copy
             changed.append(item.id)
         if changed:
-            await self._save(session_id, set(changed))
+            await self.cache.save(session_id, set(changed))
         return changed
-
-    def mark_used(self, session_id: str, item_ids: Sequence[str], ordinal: int) -> None:
-        """Exposure and recency feed the scoring of later requests (saved lazily)."""
-        items = self._cache.get(session_id)
-        if not items or not item_ids:
-            return
-        wanted = set(item_ids)
-        for item in items:
-            if item.id in wanted:
-                item.exposure += 1
-                item.last_used_ordinal = ordinal
-        self._dirty.setdefault(session_id, set()).update(wanted)
-
-    async def flush(self, session_id: str) -> None:
-        await self._save(session_id, set())
-
-    async def flush_all(self) -> None:
-        for session_id in list(self._dirty):
-            await self.flush(session_id)
-
-    async def _save(
-        self,
-        session_id: str,
-        changed: set[str],
-        before_save: Callable[[], Awaitable[None]] | None = None,
-    ) -> None:
-        ids = changed | self._dirty.get(session_id, set())
-        if not ids:
-            return
-        if before_save is not None:
-            await before_save()
-        self._dirty.pop(session_id, None)
-        items = self._cache.get(session_id) or []
-        await self.store.save_items(session_id, [i for i in items if i.id in ids])
 
 
 def _extracted(turns: Sequence[Turn], start: int) -> Iterator[tuple[int, int]]:

@@ -34,7 +34,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from policies.assemble.layers import REPLAY_HEADER, Line, fit_lines, one_line
+from policies.assemble.generated import REPLAY_HEADER
+from policies.assemble.lines import Line, fit_lines, one_line
 from policies.assemble.recall import RecallIndex
 from policies.extract.linking import link_statements
 from policies.extract.statements import read_statements

@@ -13,7 +13,8 @@ chosen without looking at the question.
 
 So *incidental* items (the rest) get a share of their own inside the block;
 past it they stay in the store and in the turns that the summary and recall
-quote. This module decides the kind only; `policies.assemble.layers` applies the share.
+quote. This module decides the kind only; `policies.assemble.layered.memory_block`
+applies the share.
 """
 
 from __future__ import annotations

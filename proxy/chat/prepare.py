@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from policies.assemble.assembly import AssemblyInput
+from policies.assemble.assembly_input import AssemblyInput
 from policies.assemble.budget import resolve_budget, split_mandatory
 from policies.extract.linking import decisions
 from policies.language.text import term_set

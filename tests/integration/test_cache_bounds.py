@@ -22,7 +22,7 @@ async def test_caches_stay_within_cache_sessions(proxy_factory: Any) -> None:
     sizes = {
         "prompts": len(pipeline._last_forwarded),
         "turns": len(pipeline.cache._by_session),
-        "memory": len(pipeline.memory._cache),
+        "memory": len(pipeline.memory.cache._cache),
         "layers": len(pipeline.lifecycle._cache),
     }
     assert all(0 < size <= 3 for size in sizes.values()), sizes

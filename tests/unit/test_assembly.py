@@ -13,17 +13,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from policies.assemble.assembly import (
-    MEMORY_HEADER,
-    REPLAY_HEADER,
-    AssemblyInput,
     FullAssembler,
-    FullParams,
     RawAssembler,
     SummaryBufferAssembler,
     WindowAssembler,
-    render_item_line,
 )
+from policies.assemble.assembly_input import AssemblyInput
 from policies.assemble.budget import message_text, message_tokens, split_mandatory
+from policies.assemble.generated import MEMORY_HEADER, REPLAY_HEADER
+from policies.assemble.item_lines import render_item_line
+from policies.assemble.params import FullParams
 from policies.base import AssemblyPolicy
 from policies.types import AssembledContext, MemoryItem, TokenCounter, Turn
 

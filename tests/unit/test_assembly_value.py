@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from policies.assemble.assembly import MEMORY_HEADER, REPLAY_HEADER, FullAssembler
+from policies.assemble.assembly import FullAssembler
+from policies.assemble.generated import MEMORY_HEADER, REPLAY_HEADER
 from policies.assemble.params import FullParams
 from policies.memory.scoring import ScoringParams, score_item
 from policies.types import MemoryItem

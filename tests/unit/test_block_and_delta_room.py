@@ -8,7 +8,7 @@ outgrows the budget.
 
 from __future__ import annotations
 
-from policies.assemble.layers import MemoryQuery, plan_memory
+from policies.assemble.layered import MemoryQuery, plan_memory
 from policies.assemble.params import FullParams
 from tests.unit.test_core_lines import RULES, count
 

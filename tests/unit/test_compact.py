@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from policies.assemble.compact import compact_value
-from policies.assemble.layers import render_item_line
+from policies.assemble.item_lines import render_item_line
 from policies.types import MemoryItem
 
 

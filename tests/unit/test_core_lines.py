@@ -8,13 +8,9 @@ word the rule needs. Sentences of our own, zh and en.
 from __future__ import annotations
 
 from policies.assemble.compact import core_value
-from policies.assemble.layers import (
-    MEMORY_HEADER,
-    MemoryQuery,
-    core_line,
-    plan_memory,
-    render_item_line,
-)
+from policies.assemble.generated import MEMORY_HEADER
+from policies.assemble.item_lines import core_line, render_item_line
+from policies.assemble.layered import MemoryQuery, plan_memory
 from policies.assemble.params import FullParams
 from policies.types import MemoryItem
 

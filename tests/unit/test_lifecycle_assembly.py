@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from policies.assemble.assembly import DELTA_HEADER, MEMORY_HEADER, AssemblyInput, FullAssembler
+from policies.assemble.assembly import FullAssembler
+from policies.assemble.assembly_input import AssemblyInput
 from policies.assemble.budget import split_mandatory
+from policies.assemble.generated import DELTA_HEADER, MEMORY_HEADER
 from policies.assemble.params import FullParams
 from policies.assemble.summary import DatedTurn, RuleSummarizer
 from policies.memory.forgetting import ForgettingParams, entity_line, fades, grade
@@ -196,7 +198,7 @@ def _turn(ordinal: int) -> Turn:
 
 
 def test_a_recalled_question_comes_with_its_reply_only_from_summarised_turns() -> None:
-    from policies.assemble.assembly import RECALL_HEADER
+    from policies.assemble.generated import RECALL_HEADER
     from policies.types import RecallHit
 
     messages = chat(12)

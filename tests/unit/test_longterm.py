@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import count
 from typing import Any
 
-from policies.assemble.layers import REPLAY_HEADER
+from policies.assemble.generated import REPLAY_HEADER
 from policies.longterm.backfill import (
     BACKFILL_HEADER,
     Backfill,

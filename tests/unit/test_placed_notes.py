@@ -10,14 +10,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from policies.assemble.assembly import (
-    DELTA_HEADER,
-    RECALL_HEADER,
-    REPLAY_HEADER,
-    AssemblyInput,
-    FullAssembler,
-    SummaryBufferAssembler,
-)
+from policies.assemble.assembly import FullAssembler, SummaryBufferAssembler
+from policies.assemble.assembly_input import AssemblyInput
+from policies.assemble.generated import DELTA_HEADER, RECALL_HEADER, REPLAY_HEADER
 from policies.assemble.params import FullParams
 from policies.assemble.placed import turn_checksum
 from policies.types import AssembledContext, MemoryItem, PlacedNote, RecallHit

@@ -6,7 +6,7 @@ turns, and the assistant's words, are quoted as they were.
 
 from __future__ import annotations
 
-from policies.assemble.layers import plan_recall
+from policies.assemble.quoted_turns import plan_recall
 from policies.assemble.summary import render_line
 from policies.language.text import term_set
 from policies.types import RecallHit, SummaryLine

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from policies.assemble.assembly import MEMORY_HEADER, FullAssembler
+from policies.assemble.assembly import FullAssembler
+from policies.assemble.generated import MEMORY_HEADER
 from policies.assemble.params import FullParams
 from policies.memory.standing import cap_incidental, is_standing
 from tests.unit.test_assembly import count, msg

@@ -8,7 +8,7 @@ from policies.assemble.backbone.units import total_tokens
 from policies.types import AssembledContext, Candidate, Section, Turn
 
 if TYPE_CHECKING:
-    from policies.assemble.assembly import AssemblyInput
+    from policies.assemble.assembly_input import AssemblyInput
 
 
 def assemble_user_turns(inp: AssemblyInput) -> AssembledContext:

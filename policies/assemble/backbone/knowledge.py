@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from policies.assemble.backbone.params import CHANGED_NOTE, NOTE_CHARS, WITHDRAWN_NOTE
 from policies.assemble.backbone.restated import Restated
-from policies.assemble.layers import one_line
+from policies.assemble.lines import one_line
 from policies.assemble.summary import DatedTurn, SummaryParams, summarize_turn
 from policies.language.text import term_set
 from policies.memory.staleness import CHANGED_MARK, StaleFilter, changed_clause

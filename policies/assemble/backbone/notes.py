@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from policies.assemble.backbone.params import NOTES_HEADER
-from policies.assemble.layers import CONFLICT_MARK, Generated, nothing, one_line
+from policies.assemble.generated import CONFLICT_MARK, Generated, nothing
+from policies.assemble.lines import one_line
 from policies.types import MESSAGE_OVERHEAD_TOKENS, Candidate, Section
 
 
