@@ -44,6 +44,7 @@ from policies.assemble.evidence import (
 )
 from policies.assemble.layers import Generated, nothing, plan_recall
 from policies.assemble.question import Question, read_question
+from policies.language.cues import recap_request
 from policies.language.text import term_set
 from policies.memory.staleness import StaleFilter
 from policies.types import AssembledContext, Candidate, RecallHit, Section, Turn
@@ -210,11 +211,21 @@ def _read_input(
         question,
         term_set(asked),
         {t.ordinal: t for t in inp.history},
-        evidence_room(question, hist_room, p.recall_share, p.evidence_share),
+        evidence_room(question, hist_room, _recall_share(p, asked), p.evidence_share),
         p,
         stale,
         inp.count,
     )
+
+
+def _recall_share(p: BackboneParams, asked: str) -> float:
+    """Recall's share for an input that does not ask about the past: a request to
+    read back what was agreed gets it (what had to go may be part of the answer);
+    anything else (a statement, a work request, chat) gets none unless
+    `recall_every_input`. Turns chosen by each input's own words change from one
+    request to the next, and a part that changes is billed again in full under
+    prompt caching, while what such an input needs is in the backbone."""
+    return p.recall_share if p.recall_every_input or recap_request(asked) else 0.0
 
 
 def _evidence_cut(inp: AssemblyInput, lay: _Layout, rec: _Recall) -> set[int]:
