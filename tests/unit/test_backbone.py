@@ -522,3 +522,32 @@ def test_a_long_opening_at_a_small_budget_goes_before_the_turns_that_came_after_
     kept_last = BackboneAssembler(BackboneParams(first_keep_share=1.0)).assemble(inp).messages
     assert messages[1] in kept_last
     assert user(later[0]) not in kept_last
+
+
+def _side_chat() -> list[dict[str, Any]]:
+    return [
+        SYSTEM,
+        user("We are planning a picnic for the chess club next month."),
+        assistant("A shaded park works best. Riverside Green has tables for 40 people."),
+        user("By the way, my cousin just got a puppy, it chews everything."),
+        assistant("Puppies do that! The pet shop on the corner sells chew toys for $7."),
+        user("Let's book Riverside Green then."),
+        assistant("Great, I'll hold Riverside Green for the second Saturday. " * 3),
+        user("What games should we bring? Something for twelve players. " * 2),
+        assistant("Bring two travel chess sets, a frisbee and a deck of cards. " * 3),
+        user("And snacks?"),
+    ]
+
+
+def test_lean_digests_leave_out_an_unreferenced_reply_while_there_is_room() -> None:
+    inp = make_input(_side_chat(), 220, summary_upto=7)
+    kept = BackboneAssembler(BackboneParams()).assemble(inp)
+    lean = BackboneAssembler(BackboneParams(lean_digests=True)).assemble(
+        make_input(_side_chat(), 220, summary_upto=7)
+    )
+    assert "chew toys" in "\n".join(str(m["content"]) for m in kept.messages)
+    lean_text = "\n".join(str(m["content"]) for m in lean.messages)
+    assert "chew toys" not in lean_text
+    assert lean.tokens < kept.tokens <= 220
+    # The user's own opening stays verbatim either way.
+    assert "We are planning a picnic for the chess club next month." in lean_text

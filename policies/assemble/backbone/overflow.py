@@ -130,8 +130,9 @@ def _apply(units: list[Unit], r: Renderer, move: Move) -> int:
 
 
 def _shrink(units: list[Unit], r: Renderer, k: Knowledge, free: int, room: int) -> None:
-    """Free at least `free` tokens of the frozen part (see `_phases`; `room`: its cap)."""
-    if free <= 0:
+    """Free at least `free` tokens of the frozen part (see `_phases`; `room`: its cap);
+    with `lean_digests` the moves that go at once go even when nothing has to."""
+    if free <= 0 and not r.p.lean_digests:
         return
     at_once, stepwise = _phases(units, r, k, room)
     for move in at_once:
@@ -152,8 +153,10 @@ def _fit(
     for u in units[:n]:
         u.user_level, u.assistant_level, u.reason = start(u)
     over = frozen_tokens(r, n) - cap
-    if over > 0:
-        _shrink(units[:n], r, k, math.ceil(over / step) * step, cap)
+    # With `lean_digests` what goes at once goes as soon as an exchange is
+    # frozen, not only once the frozen part is over its room.
+    if over > 0 or (r.p.lean_digests and n > 0):
+        _shrink(units[:n], r, k, math.ceil(over / step) * step if over > 0 else 0, cap)
     return frozen_tokens(r, n)
 
 
