@@ -69,7 +69,9 @@ class StubFiles:
         self.batches.clear()
 
 
-class PassthroughHandler:
+class _Routes:
+    """Routes recorded, and faulted, by the stub's chat handler."""
+
     def __init__(self, chat: _Handler) -> None:
         self.chat = chat
         self.store = chat.state.files
@@ -78,7 +80,9 @@ class PassthroughHandler:
         received = await self.chat._received(request)
         return received if isinstance(received, Response) else received[0]
 
-    # --- completions, moderations ------------------------------------------------
+
+class ModelRoutes(_Routes):
+    """What a model answers: completions, moderations, images, audio."""
 
     async def completions(self, request: Request) -> Response:
         body = await self._take(request)
@@ -126,8 +130,6 @@ class PassthroughHandler:
         model = body.get("model") or "omni-moderation-latest"
         return JSONResponse({"id": "modr-stub", "model": model, "results": results})
 
-    # --- images, audio ---------------------------------------------------------------
-
     async def images(self, request: Request) -> Response:
         body = await self._take(request)
         if isinstance(body, Response):
@@ -163,7 +165,9 @@ class PassthroughHandler:
 
         return StreamingResponse(chunks(), media_type="audio/mpeg")
 
-    # --- files -----------------------------------------------------------------------
+
+class FileRoutes(_Routes):
+    """Uploaded files, held in the stub's `StubFiles`."""
 
     async def create_file(self, request: Request) -> Response:
         body = await self._take(request)
@@ -217,7 +221,9 @@ class PassthroughHandler:
             return _error(404, f"No such File object: {file_id}", "id")
         return Response(self.store.contents[file_id], media_type="application/octet-stream")
 
-    # --- batches ---------------------------------------------------------------------
+
+class BatchRoutes(_Routes):
+    """Batches over uploaded files, held in the stub's `StubFiles` (never run)."""
 
     async def create_batch(self, request: Request) -> Response:
         body = await self._take(request)
@@ -301,23 +307,23 @@ async def _completion_chunks(
 
 def passthrough_routes(chat: _Handler) -> list[Route]:
     """The routes, under `/v1` (litellm's `api_base` for OpenAI-compatible servers)."""
-    h = PassthroughHandler(chat)
+    m, f, b = ModelRoutes(chat), FileRoutes(chat), BatchRoutes(chat)
     table: list[tuple[str, Any, list[str]]] = [
-        ("/completions", h.completions, ["POST"]),
-        ("/moderations", h.moderations, ["POST"]),
-        ("/images/generations", h.images, ["POST"]),
-        ("/images/edits", h.images, ["POST"]),
-        ("/images/variations", h.images, ["POST"]),
-        ("/audio/transcriptions", h.transcription, ["POST"]),
-        ("/audio/translations", h.transcription, ["POST"]),
-        ("/audio/speech", h.speech, ["POST"]),
-        ("/files", h.create_file, ["POST"]),
-        ("/files", h.list_files, ["GET"]),
-        ("/files/{file_id}", h.file, ["GET", "DELETE"]),
-        ("/files/{file_id}/content", h.file_content, ["GET"]),
-        ("/batches", h.create_batch, ["POST"]),
-        ("/batches", h.list_batches, ["GET"]),
-        ("/batches/{batch_id}", h.batch, ["GET"]),
-        ("/batches/{batch_id}/cancel", h.batch, ["POST"]),
+        ("/completions", m.completions, ["POST"]),
+        ("/moderations", m.moderations, ["POST"]),
+        ("/images/generations", m.images, ["POST"]),
+        ("/images/edits", m.images, ["POST"]),
+        ("/images/variations", m.images, ["POST"]),
+        ("/audio/transcriptions", m.transcription, ["POST"]),
+        ("/audio/translations", m.transcription, ["POST"]),
+        ("/audio/speech", m.speech, ["POST"]),
+        ("/files", f.create_file, ["POST"]),
+        ("/files", f.list_files, ["GET"]),
+        ("/files/{file_id}", f.file, ["GET", "DELETE"]),
+        ("/files/{file_id}/content", f.file_content, ["GET"]),
+        ("/batches", b.create_batch, ["POST"]),
+        ("/batches", b.list_batches, ["GET"]),
+        ("/batches/{batch_id}", b.batch, ["GET"]),
+        ("/batches/{batch_id}/cancel", b.batch, ["POST"]),
     ]
     return [Route(f"/v1{path}", fn, methods=methods) for path, fn, methods in table]
