@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 if TYPE_CHECKING:
-    from proxy.stub_upstream import _Handler
+    from proxy.stub_upstream import _Recorder
 
 STUB_FLAG_WORD = "stubflagged"
 # The smallest valid PNG (1x1, transparent): what every image route answers.
@@ -70,14 +70,14 @@ class StubFiles:
 
 
 class _Routes:
-    """Routes recorded, and faulted, by the stub's chat handler."""
+    """Routes recorded, and faulted, like the stub's chat route."""
 
-    def __init__(self, chat: _Handler) -> None:
-        self.chat = chat
-        self.store = chat.state.files
+    def __init__(self, recorder: _Recorder) -> None:
+        self.recorder = recorder
+        self.store = recorder.state.files
 
     async def _take(self, request: Request) -> dict[str, Any] | Response:
-        received = await self.chat._received(request)
+        received = await self.recorder.received(request)
         return received if isinstance(received, Response) else received[0]
 
 
@@ -95,7 +95,7 @@ class ModelRoutes(_Routes):
             return _error(400, "prompt must be a string or a list of strings", "prompt")
         texts = [f"completion: {p}" for p in prompts]
         base = {
-            "id": f"cmpl-stub{len(self.chat.state.received)}",
+            "id": f"cmpl-stub{len(self.recorder.state.received)}",
             "object": "text_completion",
             "created": int(time.time()),
             "model": body.get("model", "stub"),
@@ -305,9 +305,9 @@ async def _completion_chunks(
     yield b"data: [DONE]\n\n"
 
 
-def passthrough_routes(chat: _Handler) -> list[Route]:
+def passthrough_routes(recorder: _Recorder) -> list[Route]:
     """The routes, under `/v1` (litellm's `api_base` for OpenAI-compatible servers)."""
-    m, f, b = ModelRoutes(chat), FileRoutes(chat), BatchRoutes(chat)
+    m, f, b = ModelRoutes(recorder), FileRoutes(recorder), BatchRoutes(recorder)
     table: list[tuple[str, Any, list[str]]] = [
         ("/completions", m.completions, ["POST"]),
         ("/moderations", m.moderations, ["POST"]),
