@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 if TYPE_CHECKING:
-    from proxy.stub_upstream import _Handler
+    from proxy.stub_upstream import _Recorder
 
 STUB_FLAG_WORD = "stubflagged"
 # The smallest valid PNG (1x1, transparent): what every image route answers.
@@ -69,16 +69,20 @@ class StubFiles:
         self.batches.clear()
 
 
-class PassthroughHandler:
-    def __init__(self, chat: _Handler) -> None:
-        self.chat = chat
-        self.store = chat.state.files
+class _Routes:
+    """Routes recorded, and faulted, like the stub's chat route."""
+
+    def __init__(self, recorder: _Recorder) -> None:
+        self.recorder = recorder
+        self.store = recorder.state.files
 
     async def _take(self, request: Request) -> dict[str, Any] | Response:
-        received = await self.chat._received(request)
+        received = await self.recorder.received(request)
         return received if isinstance(received, Response) else received[0]
 
-    # --- completions, moderations ------------------------------------------------
+
+class ModelRoutes(_Routes):
+    """What a model answers: completions, moderations, images, audio."""
 
     async def completions(self, request: Request) -> Response:
         body = await self._take(request)
@@ -91,7 +95,7 @@ class PassthroughHandler:
             return _error(400, "prompt must be a string or a list of strings", "prompt")
         texts = [f"completion: {p}" for p in prompts]
         base = {
-            "id": f"cmpl-stub{len(self.chat.state.received)}",
+            "id": f"cmpl-stub{len(self.recorder.state.received)}",
             "object": "text_completion",
             "created": int(time.time()),
             "model": body.get("model", "stub"),
@@ -125,8 +129,6 @@ class PassthroughHandler:
             )
         model = body.get("model") or "omni-moderation-latest"
         return JSONResponse({"id": "modr-stub", "model": model, "results": results})
-
-    # --- images, audio ---------------------------------------------------------------
 
     async def images(self, request: Request) -> Response:
         body = await self._take(request)
@@ -163,7 +165,9 @@ class PassthroughHandler:
 
         return StreamingResponse(chunks(), media_type="audio/mpeg")
 
-    # --- files -----------------------------------------------------------------------
+
+class FileRoutes(_Routes):
+    """Uploaded files, held in the stub's `StubFiles`."""
 
     async def create_file(self, request: Request) -> Response:
         body = await self._take(request)
@@ -217,7 +221,9 @@ class PassthroughHandler:
             return _error(404, f"No such File object: {file_id}", "id")
         return Response(self.store.contents[file_id], media_type="application/octet-stream")
 
-    # --- batches ---------------------------------------------------------------------
+
+class BatchRoutes(_Routes):
+    """Batches over uploaded files, held in the stub's `StubFiles` (never run)."""
 
     async def create_batch(self, request: Request) -> Response:
         body = await self._take(request)
@@ -299,25 +305,25 @@ async def _completion_chunks(
     yield b"data: [DONE]\n\n"
 
 
-def passthrough_routes(chat: _Handler) -> list[Route]:
+def passthrough_routes(recorder: _Recorder) -> list[Route]:
     """The routes, under `/v1` (litellm's `api_base` for OpenAI-compatible servers)."""
-    h = PassthroughHandler(chat)
+    m, f, b = ModelRoutes(recorder), FileRoutes(recorder), BatchRoutes(recorder)
     table: list[tuple[str, Any, list[str]]] = [
-        ("/completions", h.completions, ["POST"]),
-        ("/moderations", h.moderations, ["POST"]),
-        ("/images/generations", h.images, ["POST"]),
-        ("/images/edits", h.images, ["POST"]),
-        ("/images/variations", h.images, ["POST"]),
-        ("/audio/transcriptions", h.transcription, ["POST"]),
-        ("/audio/translations", h.transcription, ["POST"]),
-        ("/audio/speech", h.speech, ["POST"]),
-        ("/files", h.create_file, ["POST"]),
-        ("/files", h.list_files, ["GET"]),
-        ("/files/{file_id}", h.file, ["GET", "DELETE"]),
-        ("/files/{file_id}/content", h.file_content, ["GET"]),
-        ("/batches", h.create_batch, ["POST"]),
-        ("/batches", h.list_batches, ["GET"]),
-        ("/batches/{batch_id}", h.batch, ["GET"]),
-        ("/batches/{batch_id}/cancel", h.batch, ["POST"]),
+        ("/completions", m.completions, ["POST"]),
+        ("/moderations", m.moderations, ["POST"]),
+        ("/images/generations", m.images, ["POST"]),
+        ("/images/edits", m.images, ["POST"]),
+        ("/images/variations", m.images, ["POST"]),
+        ("/audio/transcriptions", m.transcription, ["POST"]),
+        ("/audio/translations", m.transcription, ["POST"]),
+        ("/audio/speech", m.speech, ["POST"]),
+        ("/files", f.create_file, ["POST"]),
+        ("/files", f.list_files, ["GET"]),
+        ("/files/{file_id}", f.file, ["GET", "DELETE"]),
+        ("/files/{file_id}/content", f.file_content, ["GET"]),
+        ("/batches", b.create_batch, ["POST"]),
+        ("/batches", b.list_batches, ["GET"]),
+        ("/batches/{batch_id}", b.batch, ["GET"]),
+        ("/batches/{batch_id}/cancel", b.batch, ["POST"]),
     ]
     return [Route(f"/v1{path}", fn, methods=methods) for path, fn, methods in table]

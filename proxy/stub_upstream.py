@@ -320,7 +320,9 @@ async def _body_of(request: Request, raw: bytes) -> dict[str, Any]:
     return parsed
 
 
-class _Handler:
+class _Recorder:
+    """Every request recorded, and the injected fault it takes (`StubState`)."""
+
     def __init__(self, state: StubState) -> None:
         self.state = state
 
@@ -334,7 +336,7 @@ class _Handler:
                     return fault
             return None
 
-    async def _received(
+    async def received(
         self, request: Request
     ) -> tuple[dict[str, Any], Fault | None, RecordedRequest] | Response:
         """Record the request and take its fault: a Response when the fault answers."""
@@ -359,33 +361,13 @@ class _Handler:
             return JSONResponse({"error": err}, status_code=fault.status, headers=headers)
         return body, fault, recorded
 
-    async def embeddings(self, request: Request) -> Response:
-        received = await self._received(request)
-        if isinstance(received, Response):
-            return received
-        body = received[0]
-        texts = _embedding_inputs(body)
-        if texts is None:
-            err = {"message": "input must be a string or a list of strings",
-                   "type": "invalid_request_error", "param": "input", "code": None}  # fmt: skip
-            return JSONResponse({"error": err}, status_code=400)
-        as_base64 = body.get("encoding_format") == "base64"
-        data = []
-        for index, text in enumerate(texts):
-            vector = embed_text(text)
-            encoded: Any = (
-                base64.b64encode(array("f", vector).tobytes()).decode() if as_base64 else vector
-            )
-            data.append({"object": "embedding", "index": index, "embedding": encoded})
-        tokens = max(1, sum(_counter()(text) for text in texts))
-        return JSONResponse(
-            {
-                "object": "list",
-                "data": data,
-                "model": body.get("model", "stub-embedding"),
-                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
-            }
-        )
+
+class _ChatRoutes:
+    """Chat completions (streamed or not), Anthropic's Messages, the model list."""
+
+    def __init__(self, recorder: _Recorder) -> None:
+        self.recorder = recorder
+        self.state = recorder.state
 
     def _queued_reply(self, body: dict[str, Any]) -> Reply | None:
         prompt = _last_prompt_text(body)
@@ -407,7 +389,7 @@ class _Handler:
         return scripted if scripted is not None else _default_reply(body)
 
     async def chat(self, request: Request) -> Response:
-        received = await self._received(request)
+        received = await self.recorder.received(request)
         if isinstance(received, Response):
             return received
         body, fault, recorded = received
@@ -507,24 +489,60 @@ class _Handler:
     async def anthropic(self, request: Request) -> Response:
         from proxy.stub_anthropic import anthropic_messages
 
-        return await anthropic_messages(request, self._received, self._reply_for)
+        return await anthropic_messages(request, self.recorder.received, self._reply_for)
 
     async def models(self, request: Request) -> Response:
         return JSONResponse({"object": "list", "data": [{"id": "stub", "object": "model"}]})
 
 
+class _EmbeddingRoutes:
+    """Embeddings that carry real similarity (`embed_text`)."""
+
+    def __init__(self, recorder: _Recorder) -> None:
+        self.recorder = recorder
+
+    async def embeddings(self, request: Request) -> Response:
+        received = await self.recorder.received(request)
+        if isinstance(received, Response):
+            return received
+        body = received[0]
+        texts = _embedding_inputs(body)
+        if texts is None:
+            err = {"message": "input must be a string or a list of strings",
+                   "type": "invalid_request_error", "param": "input", "code": None}  # fmt: skip
+            return JSONResponse({"error": err}, status_code=400)
+        as_base64 = body.get("encoding_format") == "base64"
+        data = []
+        for index, text in enumerate(texts):
+            vector = embed_text(text)
+            encoded: Any = (
+                base64.b64encode(array("f", vector).tobytes()).decode() if as_base64 else vector
+            )
+            data.append({"object": "embedding", "index": index, "embedding": encoded})
+        tokens = max(1, sum(_counter()(text) for text in texts))
+        return JSONResponse(
+            {
+                "object": "list",
+                "data": data,
+                "model": body.get("model", "stub-embedding"),
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            }
+        )
+
+
 def build_stub_app(state: StubState) -> Starlette:
-    handler = _Handler(state)
+    recorder = _Recorder(state)
+    chat, embeddings = _ChatRoutes(recorder), _EmbeddingRoutes(recorder)
     return Starlette(
         routes=[
-            Route("/v1/chat/completions", handler.chat, methods=["POST"]),
-            Route("/chat/completions", handler.chat, methods=["POST"]),
-            Route("/v1/models", handler.models, methods=["GET"]),
-            Route("/v1/embeddings", handler.embeddings, methods=["POST"]),
-            Route("/embeddings", handler.embeddings, methods=["POST"]),
-            *passthrough_routes(handler),
+            Route("/v1/chat/completions", chat.chat, methods=["POST"]),
+            Route("/chat/completions", chat.chat, methods=["POST"]),
+            Route("/v1/models", chat.models, methods=["GET"]),
+            Route("/v1/embeddings", embeddings.embeddings, methods=["POST"]),
+            Route("/embeddings", embeddings.embeddings, methods=["POST"]),
+            *passthrough_routes(recorder),
             # Anthropic's Messages API (litellm's native path for Anthropic-family models).
-            Route("/v1/messages", handler.anthropic, methods=["POST"]),
+            Route("/v1/messages", chat.anthropic, methods=["POST"]),
         ]
     )
 

@@ -33,48 +33,10 @@ from policies.assemble.assembly_input import AssemblyInput
 from policies.assemble.backbone import BackboneParams, assemble_backbone, assemble_user_turns
 from policies.assemble.budget import group_turns, select_recent_groups
 from policies.assemble.context import Layout, finish, shortcut, tokens_of, unchanged, unused_memory
-from policies.assemble.generated import (
-    CONFLICT_MARK,
-    DELTA_HEADER,
-    MEMORY_HEADER,
-    RECALL_HEADER,
-    REPLAY_HEADER,
-)
-from policies.assemble.item_lines import render_item_line
 from policies.assemble.layered import assemble_layered
-from policies.assemble.params import (
-    FullParams,
-    RecallParams,
-    SummaryBufferParams,
-    WindowParams,
-)
+from policies.assemble.params import FullParams, SummaryBufferParams, WindowParams
 from policies.assemble.recent_window import latest_user_group
-from policies.assemble.summary import SUMMARY_HEADER
 from policies.types import AssembledContext, Candidate, Turn
-
-# Re-exported: the assemblers' input and the headers of what they write were
-# imported from here before the split into modules; they still may be.
-__all__ = [
-    "CONFLICT_MARK",
-    "DELTA_HEADER",
-    "MEMORY_HEADER",
-    "RECALL_HEADER",
-    "REPLAY_HEADER",
-    "SUMMARY_HEADER",
-    "AssemblyInput",
-    "BackboneAssembler",
-    "BackboneParams",
-    "FullAssembler",
-    "FullParams",
-    "RawAssembler",
-    "RecallParams",
-    "SummaryBufferAssembler",
-    "SummaryBufferParams",
-    "UserTurnsAssembler",
-    "WindowAssembler",
-    "WindowParams",
-    "render_item_line",
-]
 
 
 def _with_recent(

@@ -78,6 +78,50 @@ NAMED_SPEAKER_BOOST = 2.0
 _OTHER_SIDE = {"user": "assistant", "assistant": "user"}
 
 
+class SpeakerNames:
+    """Who is called by which name: the names one side addresses the other by.
+
+    A name a turn of the user addresses its listener by names the assistant's
+    side, and the other way round; `role_named` is the side a query names.
+    """
+
+    def __init__(self) -> None:
+        # name (index form) -> role -> how often one side addressed the other by it
+        self._roles: dict[str, Counter[str]] = {}
+
+    def add(self, names: tuple[str, ...], role: str | None) -> None:
+        """A turn of `role` addressed its listener by `names`."""
+        spoken_to = _OTHER_SIDE.get(role or "")
+        if spoken_to:
+            for name in names:
+                self._roles.setdefault(name, Counter())[spoken_to] += 1
+
+    def remove(self, names: tuple[str, ...], role: str | None) -> None:
+        """Take back `add` (a rewind discarded the turn)."""
+        spoken_to = _OTHER_SIDE.get(role or "")
+        for name in names:
+            if spoken_to is None:
+                break
+            counts = self._roles[name]
+            counts[spoken_to] -= 1
+            if counts[spoken_to] <= 0:
+                del counts[spoken_to]
+            if not counts:
+                del self._roles[name]
+
+    def role_named(self, query: Collection[str]) -> str | None:
+        """The role a query names by one of the names it was addressed by, if exactly one."""
+        roles: set[str] = set()
+        for term in query_terms(query):
+            counts = self._roles.get(term)
+            if counts:
+                role, n = counts.most_common(1)[0]
+                # A name both sides are called by says nothing about who spoke.
+                if n >= 2 * (sum(counts.values()) - n):
+                    roles.add(role)
+        return roles.pop() if len(roles) == 1 else None
+
+
 class RecallIndex:
     """BM25 (Okapi: k1, b) over the turns of one session, appended in ordinal order.
 
@@ -100,8 +144,7 @@ class RecallIndex:
         self._postings: dict[str, list[int]] = {}  # term -> indexes into _docs, ascending
         self._total = 0.0
         self._next = 0  # one past the last ordinal added
-        # name (index form) -> role -> how often one side addressed the other by it
-        self._speakers: dict[str, Counter[str]] = {}
+        self.speakers = SpeakerNames()
 
     @classmethod
     def for_conversation(cls) -> RecallIndex:
@@ -130,10 +173,7 @@ class RecallIndex:
             return
         own.update(index_terms(date))
         names = tuple(_norm(n.lower()) for n in addressed_names(text)) if role else ()
-        spoken_to = _OTHER_SIDE.get(role or "")
-        if spoken_to:
-            for name in names:
-                self._speakers.setdefault(name, Counter())[spoken_to] += 1
+        self.speakers.add(names, role)
         prev = self._neighbour(ordinal)
         tf: dict[str, float] = dict(own)
         if prev is not None and self.before:
@@ -187,33 +227,12 @@ class RecallIndex:
                     posting.pop()
                 if not posting:
                     del self._postings[term]
-            spoken_to = _OTHER_SIDE.get(doc.role or "")
-            for name in doc.names:
-                if spoken_to is None:
-                    break
-                counts = self._speakers[name]
-                counts[spoken_to] -= 1
-                if counts[spoken_to] <= 0:
-                    del counts[spoken_to]
-                if not counts:
-                    del self._speakers[name]
+            self.speakers.remove(doc.names, doc.role)
             if self._docs and self.after and self._docs[-1].ordinal == doc.ordinal - 1:
                 self._reweigh(index - 1, doc.own, -self.after)
         self._next = min(self._next, ordinal)
         # Sums of floats taken back drift; a rewind is rare, so add up again.
         self._total = sum(d.length for d in self._docs)
-
-    def named_speaker(self, query: Collection[str]) -> str | None:
-        """The role a query names by one of the names it was addressed by, if exactly one."""
-        roles: set[str] = set()
-        for term in query_terms(query):
-            counts = self._speakers.get(term)
-            if counts:
-                role, n = counts.most_common(1)[0]
-                # A name both sides are called by says nothing about who spoke.
-                if n >= 2 * (sum(counts.values()) - n):
-                    roles.add(role)
-        return roles.pop() if len(roles) == 1 else None
 
     def search(
         self, query: Collection[str], *, limit: int, before: int | None = None
@@ -240,7 +259,7 @@ class RecallIndex:
                 tf = doc.tf[term]
                 norm = tf + self.k1 * (1 - self.b + self.b * doc.length / avg)
                 scores[index] = scores.get(index, 0.0) + idf * tf * (self.k1 + 1) / norm
-        speaker = self.named_speaker(query)
+        speaker = self.speakers.role_named(query)
         if speaker is not None:
             for index in scores:
                 if self._docs[index].role == speaker:

@@ -286,39 +286,47 @@ def _states_current(norm: str, old: _Old) -> bool:
     return norm in old.current or old.current in norm
 
 
+def _stale_values(items: list[MemoryItem]) -> list[_Old]:
+    """The values no longer current: replaced or revoked items (with what replaced
+    them), and the values an operator edited away."""
+    by_id = {it.id: it for it in items}
+    ends: dict[str, MemoryItem | None] = {}
+    olds = [_old(it, _successor(it, by_id, ends)) for it in items if it.status in _STALE_STATUSES]
+    # A value an operator edited is stale too. It was wrong, or not to be
+    # repeated: sentences stating it are dropped, not annotated. (Only
+    # operator edits: the extractor also narrows values in place.)
+    olds += [
+        replace(_old(it, it, old), successor=None)
+        for it in items
+        if it.status in _LIVE
+        for old in dict.fromkeys(v.value for v in it.versions if v.note.startswith(OPERATOR_EDIT))
+        if old and old != it.value
+    ]
+    return olds
+
+
+def _withdrawn_rules(items: list[MemoryItem]) -> dict[int, list[frozenset[str]]]:
+    """Where a rule was withdrawn: the ordinal of the withdrawing turn -> the rule's
+    stems. The withdrawing sentence names the rule ("you can stop adding packing
+    tips"), and quoting it would only remind the model of the rule."""
+    revoked_at: dict[int, list[frozenset[str]]] = {}
+    for it in items:
+        if it.status != "revoked":
+            continue
+        for version in it.versions:
+            if version.note.startswith("revoked"):
+                stems = frozenset(_stem(t) for t in _terms(it.value))
+                revoked_at.setdefault(version.ordinal, []).append(stems)
+    return revoked_at
+
+
 class StaleFilter:
     """Built once per request from the session's items; applied per sentence."""
 
     def __init__(self, items: Iterable[MemoryItem]) -> None:
         items = list(items)
-        by_id = {it.id: it for it in items}
-        ends: dict[str, MemoryItem | None] = {}
-        self._old = [
-            _old(it, _successor(it, by_id, ends)) for it in items if it.status in _STALE_STATUSES
-        ]
-        # A value an operator edited is stale too. It was wrong, or not to be
-        # repeated: sentences stating it are dropped, not annotated. (Only
-        # operator edits: the extractor also narrows values in place.)
-        self._old += [
-            replace(_old(it, it, old), successor=None)
-            for it in items
-            if it.status in _LIVE
-            for old in dict.fromkeys(
-                v.value for v in it.versions if v.note.startswith(OPERATOR_EDIT)
-            )
-            if old and old != it.value
-        ]
-        # Where a rule was withdrawn: the withdrawing sentence names the rule
-        # ("you can stop adding packing tips"), and quoting it would only
-        # remind the model of the rule.
-        self._revoked_at: dict[int, list[frozenset[str]]] = {}
-        for it in items:
-            if it.status != "revoked":
-                continue
-            for version in it.versions:
-                if version.note.startswith("revoked"):
-                    stems = frozenset(_stem(t) for t in _terms(it.value))
-                    self._revoked_at.setdefault(version.ordinal, []).append(stems)
+        self._old = _stale_values(items)
+        self._revoked_at = _withdrawn_rules(items)
         self._memo = _matches_memo(tuple(self._old)) if self._old else {}
 
     def __bool__(self) -> bool:

@@ -3,8 +3,10 @@
 One async SQLAlchemy engine. SQLite has one writer, so writers queue on a
 lock that gives up on a failing store instead of serving a busy timeout each;
 PostgreSQL connections older than the last fault are checked on checkout.
-An unreachable store is retried on use. Every other concern of the store
-(`proxy.store.repo.Store`) reads through `_connect` and writes through `_begin`.
+An unreachable store is retried on use. The times of the last fault and
+commit those two go by are kept by `proxy.store.fault_watch.FaultWatch`.
+Every other concern of the store (`proxy.store.repo.Store`) reads through
+`_connect` and writes through `_begin`.
 """
 
 from __future__ import annotations
@@ -18,11 +20,11 @@ from typing import Any, Self
 
 from sqlalchemy import event, select
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
-from proxy.store.faults import StoreBusy, StoreUnavailable, pg_connect_args, store_fault
+from proxy.store.fault_watch import FaultWatch
+from proxy.store.faults import StoreUnavailable, pg_connect_args, store_fault
 from proxy.store.locks import AdvisoryLocks
 from proxy.store.migrations import apply_migrations
 from proxy.store.rows import without_nul
@@ -74,7 +76,7 @@ class StoreEngine:
         self.shared = engine.dialect.name == "postgresql"
         self.locks = locks
         self.timeout_s = timeout_s
-        self._last_commit = self._last_fault = 0.0  # time.monotonic() of each
+        self.faults = FaultWatch(timeout_s)
         # Reachable and migrated. A store that is not (a directory not created
         # yet, PostgreSQL still starting) is retried on use, at most once per
         # `_RETRY_S`; until then every use fails fast with `StoreUnavailable`.
@@ -108,91 +110,31 @@ class StoreEngine:
     @asynccontextmanager
     async def _connect(self) -> AsyncIterator[AsyncConnection]:
         await self.ensure_ready()
-        async with self._noting_faults(), self.engine.connect() as conn:
+        async with self.faults.noting_faults(), self.engine.connect() as conn:
             yield conn
 
     @asynccontextmanager
     async def _begin(self) -> AsyncIterator[AsyncConnection]:
         await self.ensure_ready()
         if self._write_lock is None:
-            async with self._noting_faults(), self.engine.begin() as conn:
+            async with self.faults.noting_faults(), self.engine.begin() as conn:
                 yield conn
             return
-        await self._wait_for_write_lock(self._write_lock)
+        await self.faults.wait_for_write_lock(self._write_lock)
         try:
             async with self.engine.begin() as conn:
                 yield conn
-            self._last_commit = time.monotonic()
+            self.faults.note_commit()
         except Exception as exc:
             if store_fault(exc) is not None:
-                self._last_fault = time.monotonic()
+                self.faults.note_fault()
             raise
         finally:
             self._write_lock.release()
 
-    @asynccontextmanager
-    async def _noting_faults(self) -> AsyncIterator[None]:
-        try:
-            yield
-        except Exception as exc:
-            reason = store_fault(exc)
-            if reason is not None:
-                self.note_fault()
-                if isinstance(exc, OSError):
-                    # The driver's raw socket error: named as the store's beyond here.
-                    raise StoreUnavailable(reason) from exc
-            raise
-
     def note_fault(self) -> None:
         """A store fault was seen: pooled connections older than now are suspect."""
-        self._last_fault = time.monotonic()
-
-    def _verify_on_checkout(self, dbapi_conn: Any, record: ConnectionPoolEntry, _: Any) -> None:
-        """PostgreSQL: a connection older than the last store fault is checked once.
-
-        It may be dead (its backend terminated, the server restarted) or
-        opened while the database was read-only, a state it keeps: the pool
-        replaces it (DisconnectionError) with a new one, so the first requests
-        after an outage do not fail on its leftovers. Costs nothing otherwise.
-        """
-        if record.info.get("born", 0.0) > self._last_fault:
-            return
-        try:
-            cursor = dbapi_conn.cursor()
-            cursor.execute("SHOW default_transaction_read_only")
-            read_only = cursor.fetchone()[0] == "on"
-            cursor.close()
-        except Exception:
-            raise DisconnectionError("connection lost in a store outage") from None
-        if read_only:
-            raise DisconnectionError("connection opened while the database was read-only")
-        record.info["born"] = time.monotonic()
-
-    async def _wait_for_write_lock(self, lock: asyncio.Lock) -> None:
-        """Queue for the write lock, in order, but not behind a failing store.
-
-        A long queue under load is fine: waiters keep their place. But when a
-        write fails on a store fault while they wait (a lock held by another
-        process, a full disk) and nothing commits after it, they give up
-        (StoreBusy) instead of each serving a busy timeout in turn. A hard cap
-        of 10 x `timeout_s` bounds every wait.
-        """
-        started = time.monotonic()
-        acquire = asyncio.ensure_future(lock.acquire())
-        try:
-            while True:
-                done, _ = await asyncio.wait({acquire}, timeout=self.timeout_s)
-                if done:
-                    return
-                # A write failed on a store fault while we waited, and none has
-                # committed since: the store is failing now, not just busy.
-                failing = self._last_fault > max(started, self._last_commit)
-                if failing or time.monotonic() - started >= 10 * self.timeout_s:
-                    raise StoreBusy("timed out waiting for the store's write lock")
-        except BaseException:
-            if not acquire.cancel() and not acquire.cancelled() and acquire.exception() is None:
-                lock.release()  # acquired just as we gave up: hand it on
-            raise
+        self.faults.note_fault()
 
     @classmethod
     async def open(cls, url: str, *, timeout_s: float = 5.0, require: bool = True) -> Self:
@@ -224,7 +166,7 @@ class StoreEngine:
         store = cls(engine, locks, timeout_s)
         if engine.dialect.name == "postgresql":
             event.listen(engine.sync_engine, "connect", _note_birth)
-            event.listen(engine.sync_engine, "checkout", store._verify_on_checkout)
+            event.listen(engine.sync_engine, "checkout", store.faults.verify_on_checkout)
             if locks is not None:
                 locks.on_fault = store.note_fault
         try:

@@ -1,6 +1,7 @@
 """The store: one object, its concerns in their own modules.
 
-- `engine.StoreEngine`: the async SQLAlchemy engine, write transactions, faults;
+- `engine.StoreEngine`: the async SQLAlchemy engine, write transactions, faults
+  (the last fault and commit seen, in `fault_watch.FaultWatch`);
 - `replicas.ReplicaCoherence`: session versions, so replicas drop stale caches;
 - `conversations.Conversations`: tenants, sessions, turns (reads in
   `session_queries.SessionQueries`, the turn write in `turn_writes.TurnWrites`);

@@ -201,13 +201,13 @@ def test_a_query_naming_a_speaker_prefers_that_speakers_turns() -> None:
     ]
     index = conversation(turns)
     # Tom calls the assistant Priya, so Priya's kayaking is the assistant's turn.
-    assert index.named_speaker(term_set("Where did Priya go kayaking?")) == "assistant"
-    assert index.named_speaker(term_set("Where did Tom go kayaking?")) == "user"
+    assert index.speakers.role_named(term_set("Where did Priya go kayaking?")) == "assistant"
+    assert index.speakers.role_named(term_set("Where did Tom go kayaking?")) == "user"
     assert index.search(term_set("Where did Priya go kayaking?"), limit=1)[0][0] == 1
     assert index.search(term_set("Where did Tom go kayaking?"), limit=1)[0][0] == 0
     # A name both sides are addressed by says nothing about who spoke.
     both = [("user", "Morning, Sam."), ("assistant", "Morning, Sam.")] * 2
-    assert conversation(both).named_speaker(term_set("Sam")) is None
+    assert conversation(both).speakers.role_named(term_set("Sam")) is None
 
 
 def test_a_rewind_takes_back_neighbour_weights_and_speaker_names() -> None:
@@ -222,7 +222,8 @@ def test_a_rewind_takes_back_neighbour_weights_and_speaker_names() -> None:
     fresh = conversation(turns[:2])
     for query in ("cabin June", "lake Tahoe", "kayak", "Which lake Alex", "Sam"):
         assert rounded(full, query) == rounded(fresh, query)
-        assert full.named_speaker(term_set(query)) == fresh.named_speaker(term_set(query))
+        named = term_set(query)
+        assert full.speakers.role_named(named) == fresh.speakers.role_named(named)
     full.add(2, "Lake Tahoe, the north shore.", "user")
     assert rounded(full, "lake shore") == rounded(conversation(turns[:3]), "lake shore")
 

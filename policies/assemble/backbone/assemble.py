@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from policies.assemble.assembly_input import AssemblyInput
 from policies.assemble.backbone.annotations import defer_annotations, shown
 from policies.assemble.backbone.candidates import (
     mandatory_candidates,
@@ -42,15 +43,13 @@ from policies.assemble.evidence import (
     room_needed,
     standing_ordinals,
 )
-from policies.assemble.layers import Generated, nothing, plan_recall
+from policies.assemble.generated import Generated, nothing
 from policies.assemble.question import Question, read_question
+from policies.assemble.quoted_turns import plan_recall
 from policies.language.cues import recap_request
 from policies.language.text import term_set
 from policies.memory.staleness import StaleFilter
 from policies.types import AssembledContext, Candidate, RecallHit, Section, Turn
-
-if TYPE_CHECKING:
-    from policies.assemble.assembly import AssemblyInput
 
 # A question of these kinds wants the day a turn was said.
 _DATED_KINDS = frozenset({"temporal", "contradiction"})
@@ -98,7 +97,7 @@ class _Recall:
 
 
 def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext:
-    """The backbone context for one request (`inp`: `policies.assemble.assembly.AssemblyInput`)."""
+    """The backbone context for one request."""
     sys_t, tail_t = total_tokens(inp.system), total_tokens(inp.tail)
     room = inp.budget - sys_t - tail_t
     stale = StaleFilter(inp.items) if inp.items else None

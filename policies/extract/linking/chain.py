@@ -11,7 +11,7 @@ rule without saying it replaces it) — and only then plain additions.
 A step runs only when its gate lets the statement through (a contrast needs a
 denial or a correction, an explicit revision a change cue); the first linker
 that decides ends the statement's turn. Targets are chosen by IDF-weighted
-lexical similarity plus value bonuses (`LinkContext.best`); thresholds keep a
+lexical similarity plus value bonuses (`TargetFinder.best`); thresholds keep a
 generic new rule from replacing anything at all.
 """
 

@@ -31,8 +31,8 @@ class Choice:
             it for it in ctx.user_items(frozenset({"preference", "fact", "goal"}))
             if not comparable(extract_values(it.value)) and DECISION.search(it.value)
         ]  # fmt: skip
-        target, _ = ctx.best(st, pool, with_message=False)
-        if target is None or ctx.lexical(st, target) < CHOICE_MIN:
+        target, _ = ctx.targets.best(st, pool, with_message=False)
+        if target is None or ctx.targets.lexical(st, target) < CHOICE_MIN:
             return False
         new, old = key_terms(st.text), key_terms(target.value)
         if not (new - old) or not (old - new) or negated(st.text) != negated(target.value):

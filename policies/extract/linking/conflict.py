@@ -69,7 +69,7 @@ def _same_slot_opposite(st: Statement, pool: list[MemoryItem]) -> MemoryItem | N
 
 
 def _lexical_conflict(ctx: LinkContext, st: Statement, pool: list[MemoryItem]) -> MemoryItem | None:
-    target, _ = ctx.best(st, pool, with_message=False)
+    target, _ = ctx.targets.best(st, pool, with_message=False)
     if target is None:
         return None
     own, old = content_terms(st.text), content_terms(target.value)
@@ -78,6 +78,6 @@ def _lexical_conflict(ctx: LinkContext, st: Statement, pool: list[MemoryItem]) -
     # "no external libraries") need less overlap than a plain contradiction.
     loose = opposed(st.text, target.value) or bool(PERMISSION.search(st.text))
     needed = (1, CONFLICT_MIN / 2) if loose else (2, CONFLICT_MIN)
-    if len(shared) < needed[0] or ctx.lexical(st, target) < needed[1]:
+    if len(shared) < needed[0] or ctx.targets.lexical(st, target) < needed[1]:
         return None
     return target

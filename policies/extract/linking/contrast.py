@@ -88,7 +88,7 @@ def _revise_holder(ctx: LinkContext, st: Statement, token: str) -> bool:
     if not hits:
         return False
     holders = [it for it, _ in hits]
-    best, _ = ctx.best(st, holders, with_message=True)
+    best, _ = ctx.targets.best(st, holders, with_message=True)
     target = best or max(holders, key=lambda it: it.source_ordinal)
     if target.value == st.text:
         return False

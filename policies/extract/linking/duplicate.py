@@ -19,7 +19,7 @@ class Duplicate:
     phrase = "restated"
 
     def link(self, ctx: LinkContext, st: Statement) -> bool:
-        target, _ = ctx.best(st, ctx.user_items(), with_message=False)
+        target, _ = ctx.targets.best(st, ctx.user_items(), with_message=False)
         return target is not None and confirm_duplicate(ctx, st, target)
 
 
@@ -28,7 +28,7 @@ DUPLICATE = Duplicate()
 
 def confirm_duplicate(ctx: LinkContext, st: Statement, item: MemoryItem) -> bool:
     """A restatement of a live item: confirm it instead of adding a copy."""
-    sim = similarity(weighted_terms(st.text), weighted_terms(item.value), ctx.idf)
+    sim = similarity(weighted_terms(st.text), weighted_terms(item.value), ctx.targets.idf)
     changed, _ = value_change(st.strong_values, extract_values(item.value))
     if sim < DUPLICATE_MIN or changed or negated(st.text) != negated(item.value):
         return False

@@ -36,14 +36,14 @@ class Explicit:
     phrase = "change cue on the same subject"
 
     def link(self, ctx: LinkContext, st: Statement) -> bool:
-        target, score = ctx.best(st, ctx.user_items(), with_message=True)
+        target, score = ctx.targets.best(st, ctx.user_items(), with_message=True)
         if target is None or score < EXPLICIT_MIN:
             return False
         if _quotes_another_old_value(st, target):
             return False
         if st.change < 2 and (
             not value_change(st.strong_values, extract_values(target.value))[0]
-            or (ctx.lexical(st, target) < EXPLICIT_MIN and not _same_named_slot(st, target))
+            or (ctx.targets.lexical(st, target) < EXPLICIT_MIN and not _same_named_slot(st, target))
         ):
             return False  # a weak cue needs a changed value *and* the same subject
         if st.change < 2 and not st.correction and different_subjects(st.text, target.value):
@@ -64,7 +64,7 @@ class Explicit:
             )
             and not _same_named_slot(st, target)
             and not opposed(st.text, target.value)
-            and ctx.lexical(st, target) < VALUE_TARGET_MIN
+            and ctx.targets.lexical(st, target) < VALUE_TARGET_MIN
         ):
             # The reverse: a new value ("签售控制在半小时", "the code is OOPS15 now, 15%
             # off") revises an item holding some value to replace, or one its words
@@ -73,7 +73,7 @@ class Explicit:
         if (
             not st.strong_values
             and comparable(extract_values(target.value))
-            and ctx.lexical(st, target) < SUBJECT_ONLY_MIN
+            and ctx.targets.lexical(st, target) < SUBJECT_ONLY_MIN
         ):
             # "这周开始吃希尔斯了" shares only the subject ("年糕") with "年糕现在4.2公斤":
             # a new value for something else, not a revision of the weight.

@@ -72,14 +72,17 @@ class Implicit:
             # A head count told again as the whole group: no shared word needed.
             ctx.supersede(recount[0], st, st.text, st.type, pair=recount[1])
             return True
-        target, _ = (sole[0], 1.0) if sole else ctx.best(st, pool, False)
+        target, _ = (sole[0], 1.0) if sole else ctx.targets.best(st, pool, False)
         if target is None:
             return ctx.run(DUPLICATE, st)
         # The value bonus got it chosen; the words alone must still say it is
         # the same subject, and the numbers must be of a comparable size.
         _, closeness = value_change(st.strong_values, extract_values(target.value))
         same_subject = (
-            (ctx.lexical(st, target) >= IMPLICIT_MIN or local_context_match(st.text, target.value))
+            (
+                ctx.targets.lexical(st, target) >= IMPLICIT_MIN
+                or local_context_match(st.text, target.value)
+            )
             and (st.change > 0 or _value_clause_shared(st, target))
         ) or (
             _estimate_settled(st, target)

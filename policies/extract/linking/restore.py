@@ -26,7 +26,7 @@ class Restore:
         revised = [it for it in ctx.user_items() if it.id in previous]
         if not revised:
             return False
-        scored = [(ctx.lexical(st, it), it.source_ordinal, it) for it in revised]
+        scored = [(ctx.targets.lexical(st, it), it.source_ordinal, it) for it in revised]
         current = max(scored, key=lambda x: (x[0] >= LEXICAL_MIN, x[1]))[2]
         old = previous[current.id]
         item = ctx.new_item(st, old.value, old.type, slot=old.slot)

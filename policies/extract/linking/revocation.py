@@ -91,7 +91,7 @@ def _revoked_rule(ctx: LinkContext, st: Statement) -> tuple[MemoryItem | None, b
     if len(sided) == 1:
         target, score = sided[0], REVOKE_MIN
     else:
-        target, score = ctx.best(st, pool, with_message=True)
+        target, score = ctx.targets.best(st, pool, with_message=True)
     named = target is not None and score >= REVOKE_MIN
     if not named:
         # "The 200-word limit is off": the rule capping words, however it was worded.
