@@ -78,7 +78,9 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=1500)
     parser.add_argument("--stream", action="store_true")
     parser.add_argument("--top", type=int, default=40)
-    parser.add_argument("--out", type=Path, default=None, help="keep the .prof file here")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="keep the .prof file (py-spy: the raw stacks) here"
+    )
     parser.add_argument("--no-profile", action="store_true", help="CPU per request only")
     parser.add_argument(
         "--py-spy",
@@ -178,6 +180,8 @@ def main() -> None:
         )
         if args.py_spy:
             report_samples(tmp / "spy.txt", args.n + 1, args.top)
+            if args.out:
+                args.out.write_bytes((tmp / "spy.txt").read_bytes())
         elif not args.no_profile:
             stats = pstats.Stats(str(prof))
             total_s = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]
