@@ -19,6 +19,7 @@ import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 _MONTHS = (
     "January February March April May June July August September October November December"
@@ -179,6 +180,8 @@ RULES: tuple[TimeRule, ...] = (
 )
 
 
+# Pure in its arguments; recall asks it of the same hits on every request.
+@lru_cache(maxsize=8192)
 def stamp_relative(text: str, label: str) -> str:
     """`text` with the day each relative expression refers to written after it,
     read against `label` (the day the text was said); unchanged without a
