@@ -10,31 +10,14 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Column, Delete, Table, bindparam, delete, insert
+from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from policies.types import MemoryItem
 from proxy.store import schema as t
-from proxy.store.memory_rows import MemoryRows
+from proxy.store.memory_rows import DROP_ITEMS, DROP_MESSAGES, DROP_SUMMARIES, MemoryRows
 from proxy.store.rows import SessionRow, StoredMessage
-
-
-def _drop_from(table: Table, ordinal: Column[Any], *, after: bool = False) -> Delete:
-    """A session's rows from an ordinal on (`after`: past it), built once: a
-    statement built per write cost SQLAlchemy ~0.14 ms more to construct and key
-    for its compiled cache than executing a built one with new parameters."""
-    start = bindparam("drop_from", type_=ordinal.type)
-    return delete(table).where(
-        table.c.session_id == bindparam("drop_session", type_=table.c.session_id.type),
-        ordinal > start if after else ordinal >= start,
-    )
-
-
-_DROP_MESSAGES = _drop_from(t.messages, t.messages.c.ordinal)
-# A chunk up to (not including) `upto_ordinal` covers the turn at `start` when it ends past it.
-_DROP_SUMMARIES = _drop_from(t.summaries, t.summaries.c.upto_ordinal, after=True)
-_DROP_ITEMS = _drop_from(t.memory_items, t.memory_items.c.source_ordinal)
 
 
 class TurnWrites(MemoryRows):
@@ -114,15 +97,15 @@ class TurnWrites(MemoryRows):
     ) -> None:
         await self._bump(conn, session.id, **values)
         if replace:
-            await conn.execute(_DROP_MESSAGES, {"drop_session": session.id, "drop_from": start})
+            await conn.execute(DROP_MESSAGES, {"drop_session": session.id, "drop_from": start})
         if rows:
             await conn.execute(insert(t.messages), self._rows(rows))
         if replace:
             # A summary chunk covering any replaced turn came from discarded turns.
-            await conn.execute(_DROP_SUMMARIES, {"drop_session": session.id, "drop_from": start})
+            await conn.execute(DROP_SUMMARIES, {"drop_session": session.id, "drop_from": start})
         if drop_items_from is not None:
             await conn.execute(
-                _DROP_ITEMS, {"drop_session": session.id, "drop_from": drop_items_from}
+                DROP_ITEMS, {"drop_session": session.id, "drop_from": drop_items_from}
             )
         if items:
             await self._upsert_items(conn, session.id, items)
