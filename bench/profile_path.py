@@ -8,7 +8,9 @@ warms a conversation of `--rounds` prior rounds up, then sends `-n` requests
 one at a time on the chosen path (see `bench/vs_litellm.py`), stops the server
 (SIGINT: the profile is written on exit) and prints the functions with the
 most own and cumulative time, plus the proxy's CPU time per request from
-/proc, which moves far less with the machine's load than latency does.
+/proc, which moves far less with the machine's load than latency does, in all
+and by thread (the event loop; the default executor, where litellm builds each
+request; aiosqlite's threads).
 A benchmark tool, not a test.
 """
 
@@ -40,6 +42,43 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far, from /proc (Linux)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# Run in `memproxy serve` first: each thread named (Linux) by what runs in it, so
+# that /proc shows where the CPU goes: SQLite (aiosqlite's threads, the GIL
+# released while a statement runs), the default executor (litellm's synchronous
+# request building runs there) and the event loop (the main thread).
+THREAD_NAMES = """
+import ctypes, threading
+try:
+    _prctl = ctypes.CDLL(None).prctl
+except (OSError, AttributeError):
+    _prctl = None
+_bootstrap = threading.Thread._bootstrap_inner
+def _named(self):
+    target = getattr(self, "_target", None)
+    module = getattr(target, "__module__", None) or type(self).__module__
+    role = "sqlite" if "aiosqlite" in module else "executor" if "concurrent" in module else "other"
+    if _prctl is not None:
+        _prctl(15, role.encode(), 0, 0, 0)
+    _bootstrap(self)
+threading.Thread._bootstrap_inner = _named
+"""
+
+
+def thread_seconds(pid: int) -> dict[str, float]:
+    """CPU seconds so far per thread role (the main thread: "event loop")."""
+    out: dict[str, float] = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            comm = Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip()
+            fields = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended
+            continue
+        role = "event loop" if tid == str(pid) else comm
+        ticks = int(fields[11]) + int(fields[12])
+        out[role] = out.get(role, 0.0) + ticks / os.sysconf("SC_CLK_TCK")
+    return out
 
 
 _LINE = re.compile(r":\d+\)$")
@@ -78,7 +117,9 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=1500)
     parser.add_argument("--stream", action="store_true")
     parser.add_argument("--top", type=int, default=40)
-    parser.add_argument("--out", type=Path, default=None, help="keep the .prof file here")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="keep the .prof file (py-spy: the raw stacks) here"
+    )
     parser.add_argument("--no-profile", action="store_true", help="CPU per request only")
     parser.add_argument(
         "--py-spy",
@@ -99,7 +140,7 @@ def main() -> None:
         port = free_port()
         # The event loop's thread only, on CPU time, between the two signals: start-up,
         # warm-up and time spent waiting (or preempted on a busy machine) stay out.
-        code = (
+        code = THREAD_NAMES + (
             "import cProfile, signal, sys, time\n"
             "from proxy.cli import main\n"
             "prof = cProfile.Profile(time.thread_time)\n"
@@ -111,8 +152,9 @@ def main() -> None:
             "sys.exit(main(sys.argv[1:]))\n"
         )
         cmd = [sys.executable, "-c", code, "serve"]
-        if args.py_spy:
-            cmd = [sys.executable, "-m", "proxy.cli", "serve"]
+        if args.py_spy or args.no_profile:
+            run = "import sys\nfrom proxy.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+            cmd = [sys.executable, "-c", THREAD_NAMES + run, "serve"]
         cmd += [
             "--config",
             str(tmp / "memproxy.yaml"),
@@ -133,6 +175,7 @@ def main() -> None:
 
             asyncio.run(run_load(target, 1, 20, history, path=args.path, stream=args.stream))
             before = cpu_seconds(proc.pid)
+            threads_before = thread_seconds(proc.pid)
             spy = None
             if args.py_spy:
                 spy_cmd = [
@@ -159,6 +202,10 @@ def main() -> None:
             )
             time.sleep(0.3)  # the last request's work after its response
             cpu = (cpu_seconds(proc.pid) - before) / (args.n + 1) * 1000
+            threads = {
+                role: (seconds - threads_before.get(role, 0.0)) / (args.n + 1) * 1000
+                for role, seconds in thread_seconds(proc.pid).items()
+            }
             if spy is not None:
                 spy.send_signal(signal.SIGINT)
                 spy.wait(timeout=60)
@@ -176,8 +223,14 @@ def main() -> None:
             f"p50 {total[len(total) // 2]:.2f} ms; proxy CPU {cpu:.2f} ms per request"
             + ("" if args.no_profile or args.py_spy else " (under cProfile)")
         )
+        print(
+            "  by thread: "
+            + ", ".join(f"{role} {ms:.2f}" for role, ms in sorted(threads.items()) if ms >= 0.005)
+        )
         if args.py_spy:
             report_samples(tmp / "spy.txt", args.n + 1, args.top)
+            if args.out:
+                args.out.write_bytes((tmp / "spy.txt").read_bytes())
         elif not args.no_profile:
             stats = pstats.Stats(str(prof))
             total_s = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]

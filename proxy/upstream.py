@@ -88,6 +88,7 @@ class Upstream:
         logging.getLogger("LiteLLM").setLevel(logging.ERROR)
         drop_success_logging()
         skip_repeated_pricing_failures()
+        skip_unused_stream_rebuild()
         self._litellm = litellm
 
     def load_in_background(self) -> None:
@@ -204,6 +205,46 @@ def _sync_noop(self: Any, *args: Any, **kwargs: Any) -> None:
 
 _async_noop._memproxy_noop = True  # type: ignore[attr-defined]
 _sync_noop._memproxy_noop = True  # type: ignore[attr-defined]
+
+
+def skip_unused_stream_rebuild() -> bool:
+    """litellm rebuilds a whole response from a finished stream only when it is used.
+
+    At the end of every stream litellm joins its chunks into one response
+    (`stream_chunk_builder`, in a worker thread, counting the prompt's tokens
+    when the provider reported none), deep-copies it and hands it to its cache
+    and its success logging. memproxy rebuilds the answer itself
+    (`proxy.chat.stream.AnswerAccumulator`), uses no litellm cache and has no
+    success logging (`drop_success_logging`): what is left of that rebuild is
+    the usage chunk of a stream whose caller asked for one (`stream_options:
+    include_usage`), and a stream with a cache (`litellm.cache`, which memproxy
+    never sets) or a deferred callback (litellm's own proxy). Any other
+    stream ends without it: litellm's end of stream takes a missing rebuild
+    (None) as it comes. Returns whether it is in place (False: litellm renamed it).
+    """
+    litellm: Any = importlib.import_module("litellm")
+    module: Any = importlib.import_module("litellm.litellm_core_utils.streaming_handler")
+    wrapper = module.CustomStreamWrapper
+    rebuild = getattr(wrapper, "_async_build_complete_streaming_response", None)
+    if rebuild is None:
+        return False
+    if getattr(rebuild, "_memproxy_when_used", False):
+        return True
+
+    async def rebuild_when_used(self: Any) -> Any:
+        # Every call has a caching handler; it stores only with `litellm.cache` set.
+        if (
+            getattr(self, "send_stream_usage", True)
+            or getattr(litellm, "cache", None) is not None
+            or getattr(getattr(self, "logging_obj", None), "_on_deferred_stream_complete", None)
+            is not None
+        ):
+            return await rebuild(self)
+        return None
+
+    rebuild_when_used._memproxy_when_used = True  # type: ignore[attr-defined]
+    wrapper._async_build_complete_streaming_response = rebuild_when_used
+    return True
 
 
 def skip_repeated_pricing_failures() -> bool:

@@ -23,8 +23,9 @@ import math
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from policies.language.clip import clip_sentence
 from policies.language.cues import addressed_names, is_question, strip_vocatives
@@ -271,7 +272,7 @@ class RecallIndex:
 def snippet(text: str, query: Collection[str], max_chars: int) -> list[str]:
     """The sentences of `text` to show: all of them if they fit `max_chars`, else
     those sharing most terms with `query`, in their order."""
-    sentences = [" ".join(s.split()) for s in split_sentences(strip_marker(text))]
+    sentences = list(_sentences(text))
     if sum(len(s) + 1 for s in sentences) <= max_chars:
         return sentences
     wanted = query_terms(query)
@@ -303,11 +304,13 @@ class Companion:
     reason: str
 
 
-def _sentences(text: str) -> list[str]:
-    return [" ".join(s.split()) for s in split_sentences(strip_marker(text))]
+# Pure in `text`, and asked of the same turns on every request that recalls them.
+@lru_cache(maxsize=8192)
+def _sentences(text: str) -> tuple[str, ...]:
+    return tuple(" ".join(s.split()) for s in split_sentences(strip_marker(text)))
 
 
-def _leading(sentences: list[str], max_chars: int) -> list[str]:
+def _leading(sentences: Sequence[str], max_chars: int) -> list[str]:
     out: list[str] = []
     used = 0
     for s in sentences:

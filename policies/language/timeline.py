@@ -21,6 +21,7 @@ import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from policies.rulebook import Joined
 
@@ -156,6 +157,8 @@ RULES: tuple[TimeRule, ...] = (
 )
 
 
+# Pure in its arguments; recall asks it of the same hits on every request.
+@lru_cache(maxsize=8192)
 def stamp_relative(text: str, label: str) -> str:
     """`text` with the day each relative expression refers to written after it,
     read against `label` (the day the text was said); unchanged without a

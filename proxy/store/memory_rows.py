@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import Column, Delete, Table, bindparam, delete, insert, select
 
 from policies.types import MemoryItem, MemoryLayout, SummaryChunk
 from proxy.store import schema as t
@@ -23,6 +23,23 @@ from proxy.store.rows import (
     layout_from_json,
     layout_to_json,
 )
+
+
+def _drop_from(table: Table, ordinal: Column[Any], *, after: bool = False) -> Delete:
+    """A session's rows from an ordinal on (`after`: past it), built once: a
+    statement built per write cost SQLAlchemy ~0.14 ms more to construct and key
+    for its compiled cache than executing a built one with new parameters."""
+    start = bindparam("drop_from", type_=ordinal.type)
+    return delete(table).where(
+        table.c.session_id == bindparam("drop_session", type_=table.c.session_id.type),
+        ordinal > start if after else ordinal >= start,
+    )
+
+
+DROP_MESSAGES = _drop_from(t.messages, t.messages.c.ordinal)
+# A chunk up to (not including) `upto_ordinal` covers the turn at `start` when it ends past it.
+DROP_SUMMARIES = _drop_from(t.summaries, t.summaries.c.upto_ordinal, after=True)
+DROP_ITEMS = _drop_from(t.memory_items, t.memory_items.c.source_ordinal)
 
 
 class MemoryRows(ReplicaCoherence):
@@ -85,12 +102,7 @@ class MemoryRows(ReplicaCoherence):
         """
         async with self._begin() as conn:
             await self._bump(conn, session_id)
-            await conn.execute(
-                delete(t.summaries).where(
-                    t.summaries.c.session_id == session_id,
-                    t.summaries.c.upto_ordinal > from_upto,
-                )
-            )
+            await conn.execute(DROP_SUMMARIES, {"drop_session": session_id, "drop_from": from_upto})
             if chunks:
                 now = time.time()
                 rows = [

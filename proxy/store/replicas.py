@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import Update, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from proxy.store import schema as t
@@ -74,16 +75,29 @@ class ReplicaCoherence(StoreEngine):
         (SQLite already has one writer). A version that moved by more than our
         own write means another process wrote since we last looked.
         """
-        bump = (
-            update(t.sessions)
-            .where(t.sessions.c.id == session_id)
-            .values(version=t.sessions.c.version + 1, **values)
-        )
+        params = {"bump_session": session_id, **{f"bump_{k}": v for k, v in values.items()}}
         if not self.shared:
             # One process: nobody else to notice (and no RETURNING before SQLite 3.35).
-            await conn.execute(bump)
+            await conn.execute(_bump_statement(tuple(sorted(values)), False), params)
             return
-        version = await conn.scalar(bump.returning(t.sessions.c.version))
+        version = await conn.scalar(_bump_statement(tuple(sorted(values)), True), params)
         if version is not None:
             seen = self._seen.get(session_id)
             self._saw(session_id, version, expected=None if seen is None else seen + 1)
+
+
+@lru_cache(maxsize=64)
+def _bump_statement(columns: tuple[str, ...], returning: bool) -> Update:
+    """The version bump setting `columns` too, built once per set of columns: a
+    statement built per write cost SQLAlchemy ~0.14 ms more to construct and key
+    for its compiled cache than executing a built one with new parameters."""
+    sessions = t.sessions
+    bump = (
+        update(sessions)
+        .where(sessions.c.id == bindparam("bump_session", type_=sessions.c.id.type))
+        .values(
+            version=sessions.c.version + 1,
+            **{c: bindparam(f"bump_{c}", type_=sessions.c[c].type) for c in columns},
+        )
+    )
+    return bump.returning(sessions.c.version) if returning else bump

@@ -10,13 +10,13 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, insert
+from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from policies.types import MemoryItem
 from proxy.store import schema as t
-from proxy.store.memory_rows import MemoryRows
+from proxy.store.memory_rows import DROP_ITEMS, DROP_MESSAGES, DROP_SUMMARIES, MemoryRows
 from proxy.store.rows import SessionRow, StoredMessage
 
 
@@ -97,26 +97,15 @@ class TurnWrites(MemoryRows):
     ) -> None:
         await self._bump(conn, session.id, **values)
         if replace:
-            await conn.execute(
-                delete(t.messages).where(
-                    t.messages.c.session_id == session.id, t.messages.c.ordinal >= start
-                )
-            )
+            await conn.execute(DROP_MESSAGES, {"drop_session": session.id, "drop_from": start})
         if rows:
             await conn.execute(insert(t.messages), self._rows(rows))
         if replace:
             # A summary chunk covering any replaced turn came from discarded turns.
-            await conn.execute(
-                delete(t.summaries).where(
-                    t.summaries.c.session_id == session.id, t.summaries.c.upto_ordinal > start
-                )
-            )
+            await conn.execute(DROP_SUMMARIES, {"drop_session": session.id, "drop_from": start})
         if drop_items_from is not None:
             await conn.execute(
-                delete(t.memory_items).where(
-                    t.memory_items.c.session_id == session.id,
-                    t.memory_items.c.source_ordinal >= drop_items_from,
-                )
+                DROP_ITEMS, {"drop_session": session.id, "drop_from": drop_items_from}
             )
         if items:
             await self._upsert_items(conn, session.id, items)

@@ -95,6 +95,38 @@ def test_litellm_success_logging_is_replaced_by_no_ops() -> None:
         assert getattr(getattr(Logging, name), "_memproxy_noop", False), name
 
 
+def test_litellm_rebuilds_a_finished_stream_only_when_it_is_used() -> None:
+    # The end-of-stream rebuild cost ~2 ms of CPU per streamed call; if a litellm
+    # upgrade renames it, this must fail loudly.
+    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
+
+    from proxy import upstream
+
+    assert upstream.skip_unused_stream_rebuild()
+    rebuild = CustomStreamWrapper._async_build_complete_streaming_response
+    assert getattr(rebuild, "_memproxy_when_used", False)
+
+
+async def test_a_stream_asked_for_usage_still_ends_with_it(proxy: Any) -> None:
+    resp = await proxy.chat(
+        [{"role": "user", "content": "stream with its usage"}],
+        stream=True,
+        stream_options={"include_usage": True},
+    )
+    assert resp.status_code == 200, resp.text
+    usage = [
+        json.loads(line[6:])["usage"]
+        for line in resp.text.splitlines()
+        if line.startswith("data: {") and json.loads(line[6:]).get("usage")
+    ]
+    assert usage
+    assert usage[-1]["total_tokens"] > 0
+    plain = await proxy.chat([{"role": "user", "content": "stream, no usage"}], stream=True)
+    assert plain.status_code == 200, plain.text
+    assert "[DONE]" in plain.text
+    assert '"usage"' not in plain.text
+
+
 async def test_a_model_litellm_cannot_price_is_not_priced_again(proxy: Any) -> None:
     # litellm retries every pricing fallback for an unpriced model on each call
     # (~2-3 ms of CPU); the failure is remembered once, the cost stays None.

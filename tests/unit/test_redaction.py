@@ -27,3 +27,12 @@ def test_keys_under_four_characters_are_not_searched() -> None:
 def test_bearer_tokens_go_too() -> None:
     out = redact_text("Authorization: Bearer tok_123.abc-XYZ failed", [])
     assert out == "Authorization: Bearer [redacted] failed"
+
+
+def test_bearer_in_any_case_and_none_left_alone() -> None:
+    # The scan is skipped where the text cannot hold the word: every spelling of
+    # it still goes, and a text without it comes back as it was.
+    out = redact_text("header BEARER abc.DEF-1 and bEaReR\tzz_9 end", [])
+    assert out == "header BEARER [redacted] and bEaReR\t[redacted] end"
+    plain = "no token here: bear, rer, beaver ünïcödé"
+    assert redact_text(plain, []) == plain

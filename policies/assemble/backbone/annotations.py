@@ -12,7 +12,16 @@ from policies.assemble.backbone.units import Unit
 
 
 def _signature(rendered: Rendered) -> int:
-    return hash(json.dumps(rendered.messages, sort_keys=True, ensure_ascii=False))
+    """Equal for equal renderings (compared within the process only: each frozen
+    unit, every request). Messages of text fields only (nearly all) are hashed as
+    their sorted fields, whose strings keep their hash, without encoding them as
+    JSON; any other value takes the JSON form."""
+    fields = []
+    for m in rendered.messages:
+        if not all(v is None or type(v) is str for v in m.values()):
+            return hash(json.dumps(rendered.messages, sort_keys=True, ensure_ascii=False))
+        fields.append(tuple(sorted(m.items())))
+    return hash(tuple(fields))
 
 
 def shown(r: Renderer, i: int) -> tuple[int, tuple[str, ...]]:
