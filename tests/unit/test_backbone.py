@@ -529,9 +529,9 @@ def _side_chat() -> list[dict[str, Any]]:
         SYSTEM,
         user("We are planning a picnic for the chess club next month."),
         assistant("A shaded park works best. Riverside Green has tables for 40 people."),
-        user("By the way, my cousin just got a puppy, it chews everything."),
-        assistant("Puppies do that! The pet shop on the corner sells chew toys for $7."),
-        user("Let's book Riverside Green then."),
+        user("We need tables for 25 people and some shade in the afternoon."),
+        assistant("Shade matters in July. The hardware store rents pop-up tents for $35 a day."),
+        user("Anyway, will it be warm enough in the park by then?"),
         assistant("Great, I'll hold Riverside Green for the second Saturday. " * 3),
         user("What games should we bring? Something for twelve players. " * 2),
         assistant("Bring two travel chess sets, a frisbee and a deck of cards. " * 3),
@@ -545,9 +545,10 @@ def test_lean_digests_leave_out_an_unreferenced_reply_while_there_is_room() -> N
     lean = BackboneAssembler(BackboneParams(lean_digests=True)).assemble(
         make_input(_side_chat(), 220, summary_upto=7)
     )
-    assert "chew toys" in "\n".join(str(m["content"]) for m in kept.messages)
+    assert "pop-up tents" in "\n".join(str(m["content"]) for m in kept.messages)
     lean_text = "\n".join(str(m["content"]) for m in lean.messages)
-    assert "chew toys" not in lean_text
+    assert "pop-up tents" not in lean_text
     assert lean.tokens < kept.tokens <= 220
-    # The user's own opening stays verbatim either way.
+    # The user's own words stay verbatim either way.
     assert "We are planning a picnic for the chess club next month." in lean_text
+    assert "We need tables for 25 people and some shade in the afternoon." in lean_text

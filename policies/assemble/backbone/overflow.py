@@ -135,6 +135,10 @@ def _shrink(units: list[Unit], r: Renderer, k: Knowledge, free: int, room: int) 
     if free <= 0 and not r.p.lean_digests:
         return
     at_once, stepwise = _phases(units, r, k, room)
+    if free <= 0:
+        # Nothing has to go (`lean_digests`): only the replies no later turn
+        # builds on; the user's words stay until there is no room for them.
+        at_once = [m for m in at_once if m[1] == 2]
     for move in at_once:
         free -= _apply(units, r, move)
     for move in stepwise:

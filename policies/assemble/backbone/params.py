@@ -47,18 +47,19 @@ class BackboneParams(BaseModel):
     # and fell on three at 0.15 (the same at 0.1); at 0.25 it rose on four
     # and fell on one.
     first_keep_share: float = Field(default=0.15, ge=0, le=1)
-    # Leave out, as soon as an exchange is frozen, what the frozen part gives
-    # up first once it is over its room (exchanges that carry nothing current,
-    # assistant digests no later turn builds on, statements whose every item
-    # changed later), instead of only then. The frozen part is smaller and
-    # rewritten less often, so the bill under prompt caching drops, at the
-    # price of the assistant's words while there is room for them: measured
+    # Leave out, as soon as an exchange is frozen, the assistant digests no
+    # later turn builds on (what the frozen part gives up first once it is
+    # over its room), instead of only then; the user's words stay until there
+    # is no room for them. The frozen part is smaller and rewritten less
+    # often, so the bill under prompt caching drops, at the price of the
+    # assistant's words while there is room for them: measured
     # (bench/cache_cost.py, cached at 50 % / 10 % / Anthropic) development set
-    # 0.373/0.716/0.750 -> 0.342/0.658/0.640, bench/scenarios
-    # 0.373/0.726/0.740 -> 0.352/0.691/0.665, recall and stale unchanged on
-    # both; on the blind sets (memproxy eval) fresh17 recall 0.749 -> 0.639 and
-    # stale 4 -> 5, fresh11 0.909 -> 0.891, fresh13 0.931 -> 0.917, the rest
-    # unchanged. Off by default: the blind sets are the honest measure.
+    # 0.373/0.716/0.750 -> 0.345/0.642/0.640, bench/scenarios
+    # 0.373/0.726/0.740 -> 0.356/0.681/0.646, recall and stale unchanged on
+    # both; on the blind sets (memproxy eval) fresh17 recall 0.749 -> 0.664
+    # (stale 4 -> 2), fresh11 0.909 -> 0.929, held-out fresh14 0.657 -> 0.641,
+    # the other 15 sets unchanged. Off by default: the blind sets are the
+    # honest measure, and the newest loses most.
     lean_digests: bool = False
     assistant_sentences: int = Field(default=2, ge=0)
     assistant_max_chars: int = Field(default=240, ge=40)
