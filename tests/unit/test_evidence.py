@@ -44,7 +44,13 @@ def conversation(first: str, fact: str, filler: list[str], reply: str) -> list[d
     return messages
 
 
-def assemble(messages: list[dict[str, Any]], question: str, budget: int, items: Any = ()) -> Any:
+def assemble(
+    messages: list[dict[str, Any]],
+    question: str,
+    budget: int,
+    items: Any = (),
+    params: BackboneParams | None = None,
+) -> Any:
     messages = [*messages, {"role": "user", "content": question}]
     probe = make_input(messages, budget)
     index, labels = RecallIndex.for_conversation(), DateLabels()
@@ -58,7 +64,7 @@ def assemble(messages: list[dict[str, Any]], question: str, budget: int, items: 
         if o in by_ordinal and score >= 2.0
     ]
     inp = make_input(messages, budget, summary_upto=upto, recalled=hits, items=items)
-    return BackboneAssembler(BackboneParams()).assemble(inp)
+    return BackboneAssembler(params or BackboneParams()).assemble(inp)
 
 
 def text_of(ctx: Any) -> str:

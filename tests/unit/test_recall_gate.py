@@ -9,14 +9,8 @@ from typing import Any
 
 import pytest
 
-from policies.assemble.assembly import BackboneAssembler
 from policies.assemble.backbone import BackboneParams
-from policies.assemble.recall import RecallIndex
-from policies.language.dates import DateLabels
-from policies.language.text import term_set
-from policies.types import RecallHit
-from tests.unit.test_assembly import make_input
-from tests.unit.test_evidence import FILLER_EN, FILLER_ZH
+from tests.unit.test_evidence import FILLER_EN, FILLER_ZH, assemble
 
 EN_FIRST = "[date: 3 March, 2024] Hi! Long week here."
 EN_FACT = "We adopted a grey kitten called Pixel yesterday, she hides under the sofa."
@@ -36,20 +30,7 @@ def long_chat(first: str, fact: str, filler: list[str]) -> list[dict[str, Any]]:
 
 
 def recalled_section(messages: list[dict[str, Any]], asked: str, budget: int, every: bool) -> str:
-    messages = [*messages, {"role": "user", "content": asked}]
-    probe = make_input(messages, budget)
-    index, labels = RecallIndex.for_conversation(), DateLabels()
-    for t in probe.history:
-        index.add(t.ordinal, t.text, t.role, labels.add(t.text, None))
-    upto = probe.tail[0].ordinal
-    by_ordinal = {t.ordinal: t for t in probe.history}
-    hits = [
-        RecallHit(o, by_ordinal[o].role, labels.get(o), by_ordinal[o].text, score)
-        for o, score in index.search(term_set(asked), limit=40, before=upto)
-        if o in by_ordinal and score >= 2.0
-    ]
-    inp = make_input(messages, budget, summary_upto=upto, recalled=hits)
-    ctx = BackboneAssembler(BackboneParams(recall_every_input=every)).assemble(inp)
+    ctx = assemble(messages, asked, budget, params=BackboneParams(recall_every_input=every))
     assert ctx.tokens <= budget
     texts = [str(m["content"]) for m in ctx.messages]
     return next((t for t in texts if "Earlier turns" in t), "")
