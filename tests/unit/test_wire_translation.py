@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from proxy.errors import ProxyError
+from proxy.responses_stream import ResponsesStream
 from proxy.wire_messages import (
     MessagesStream,
     chat_to_anthropic,
@@ -17,7 +18,6 @@ from proxy.wire_messages import (
 )
 from proxy.wire_responses import (
     ResponseRequest,
-    ResponsesStream,
     ResponseStore,
     ResponsesWire,
     answer_items,
