@@ -10,6 +10,7 @@ import pytest
 
 from policies.assemble.assembly import BackboneAssembler, UserTurnsAssembler
 from policies.assemble.backbone import NOTE_CHARS, NOTE_PREFIX, WITHDRAWN_NOTE, BackboneParams
+from policies.assemble.backbone.overflow import LEAN_DIGEST
 from policies.assemble.digest import CUES, digest_assistant
 from policies.memory.staleness import REPLACED_VALUE
 from policies.types import MemoryItem
@@ -549,6 +550,9 @@ def test_lean_digests_leave_out_an_unreferenced_reply_while_there_is_room() -> N
     lean_text = "\n".join(str(m["content"]) for m in lean.messages)
     assert "pop-up tents" not in lean_text
     assert lean.tokens < kept.tokens <= 220
+    # The record says which option left the reply out, not an overflow.
+    assert any(c.reason == LEAN_DIGEST for c in lean.candidates)
+    assert not any(c.reason == LEAN_DIGEST for c in kept.candidates)
     # The user's own words stay verbatim either way.
     assert "We are planning a picnic for the chess club next month." in lean_text
     assert "We need tables for 25 people and some shade in the afternoon." in lean_text

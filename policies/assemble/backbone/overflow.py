@@ -33,6 +33,10 @@ def _referenced(text: str, next_user: str) -> bool:
 
 Move = tuple[int, int, int, str]
 
+UNUSED_DIGEST = "overflow: assistant digest no later turn builds on"
+# The same move made by `lean_digests`, before the frozen part is over its room.
+LEAN_DIGEST = "lean_digests: assistant digest no later turn builds on"
+
 
 def _chatter(units: Sequence[Unit], r: Renderer, k: Knowledge) -> set[int]:
     """Exchanges (not the first) whose user turn carries nothing current: no
@@ -72,7 +76,7 @@ def _phases(
             continue
         text = "\n".join(g[0].text for g in u.groups if g[0].role == "assistant")
         if not _referenced(text, r.next_user[i]):
-            at_once.append((i, 2, TOOLS_ONLY, "overflow: assistant digest no later turn builds on"))
+            at_once.append((i, 2, TOOLS_ONLY, UNUSED_DIGEST))
     for i in range(1, n):
         u = units[i]
         if u.user is None or i in chatter:
@@ -138,7 +142,7 @@ def _shrink(units: list[Unit], r: Renderer, k: Knowledge, free: int, room: int) 
     if free <= 0:
         # Nothing has to go (`lean_digests`): only the replies no later turn
         # builds on; the user's words stay until there is no room for them.
-        at_once = [m for m in at_once if m[1] == 2]
+        at_once = [(i, a, b, LEAN_DIGEST) for i, a, b, why in at_once if why == UNUSED_DIGEST]
     for move in at_once:
         free -= _apply(units, r, move)
     for move in stepwise:
@@ -157,8 +161,8 @@ def _fit(
     for u in units[:n]:
         u.user_level, u.assistant_level, u.reason = start(u)
     over = frozen_tokens(r, n) - cap
-    # With `lean_digests` what goes at once goes as soon as an exchange is
-    # frozen, not only once the frozen part is over its room.
+    # With `lean_digests` the digests no later turn builds on go as soon as an
+    # exchange is frozen, not only once the frozen part is over its room.
     if over > 0 or (r.p.lean_digests and n > 0):
         _shrink(units[:n], r, k, math.ceil(over / step) * step if over > 0 else 0, cap)
     return frozen_tokens(r, n)
