@@ -15,6 +15,10 @@ Role = Literal["system", "developer", "user", "assistant", "tool"]
 ItemType = Literal[
     "directive", "constraint", "fact", "preference", "entity", "goal", "state", "inferred"
 ]
+# The types that bind the assistant (what it is told to do, may not do, or should
+# prefer), as against what is merely known: one definition for the extractor's
+# linkers and for long-term memory.
+RULE_TYPES: frozenset[ItemType] = frozenset({"directive", "constraint", "preference"})
 ItemStatus = Literal["active", "pending", "superseded", "revoked", "expired", "archived"]
 ItemSource = Literal["user", "assistant", "tool"]
 Operation = Literal["add", "update", "revoke", "confirm", "irrelevant"]

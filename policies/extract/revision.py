@@ -50,11 +50,8 @@ from policies.memory.slots import (
     same_unit_change,
 )
 from policies.rulebook import Joined
-from policies.types import (
-    MemoryItem,
-)
+from policies.types import RULE_TYPES, MemoryItem
 
-_RULE_TYPES: frozenset[str] = frozenset({"directive", "constraint", "preference"})
 # The cue lexicons below are rules of policies/rules/<lang>/revision.yaml, each read as
 # one pattern of both halves; these put the Chinese half first.
 _ZH_FIRST = ("zh", "en")
@@ -181,7 +178,7 @@ def _near_same_words(st: Statement, item: MemoryItem) -> bool:
 def _same_threshold_rule(st: Statement, item: MemoryItem) -> bool:
     """Two rules bounding the same side ("超过500块的都要留票" / "300以上的都得留票"):
     a conversation rarely keeps two such thresholds, so the newer one replaces."""
-    if item.type not in _RULE_TYPES:
+    if item.type not in RULE_TYPES:
         return False
     new = [v for v in st.values if v.kind == "bound"]
     old = [v for v in extract_values(item.value) if v.kind == "bound"]
@@ -198,7 +195,7 @@ _FLOOR = Joined("revision", "floor", _ZH_FIRST)
 def _same_floor(st: Statement, item: MemoryItem) -> bool:
     """Two rules on the least the user will take for the same thing, the newer
     re-set: a sale has one floor, however the user phrases it the second time."""
-    if item.type not in _RULE_TYPES or not (_FLOOR.search(st.text) and _FLOOR.search(item.value)):
+    if item.type not in RULE_TYPES or not (_FLOOR.search(st.text) and _FLOOR.search(item.value)):
         return False
     new = [v for v in st.strong_values if v.kind == "money"]
     old = [v for v in extract_values(item.value) if v.kind == "money"]
@@ -621,7 +618,7 @@ def _replacement(
     """
 
     def usable(other: Statement) -> bool:
-        return not other.revoke and not other.consumed and other.type in _RULE_TYPES
+        return not other.revoke and not other.consumed and other.type in RULE_TYPES
 
     after = [o for o in statements if st.index < o.index <= st.index + 2 and usable(o)]
     if after:

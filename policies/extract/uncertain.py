@@ -22,13 +22,13 @@ from typing import Any, Literal
 
 from policies.extract.extraction import _operation
 from policies.extract.linking.context import reason
-from policies.extract.revision import _RULE_TYPES
 from policies.language.matching import key_terms
 from policies.language.segment import replaced_text
 from policies.language.text import normalize
 from policies.language.values import extract_values
 from policies.memory.slots import changed_pair, derive_slot, same_unit_change, value_change
 from policies.types import (
+    RULE_TYPES,
     Add,
     Confirm,
     Conflict,
@@ -210,7 +210,7 @@ def _replacement(q: Question, verdict: Verdict, rules_op: MemoryOp) -> list[Memo
 def _replacing(new: MemoryItem, old: MemoryItem) -> MemoryItem:
     """`new` as the successor of `old`: its slot, its rank, and the old value named."""
     pair = changed_pair(new.value, old.value)
-    kind = old.type if new.type in ("fact", "entity") and old.type in _RULE_TYPES else new.type
+    kind = old.type if new.type in ("fact", "entity") and old.type in RULE_TYPES else new.type
     return dataclasses.replace(
         new,
         type=kind,

@@ -54,7 +54,6 @@ from policies.language.value_kinds import choices, other_choice, shared_kinds
 from policies.language.values import extract_values
 from policies.longterm.consolidate import (
     DUPLICATE_MIN,
-    RULE_TYPES,
     LongTermItem,
     LongTermParams,
     as_memory_item,
@@ -64,6 +63,7 @@ from policies.longterm.consolidate import (
 from policies.longterm.task_scope import shared_task
 from policies.memory.slots import value_change
 from policies.types import (
+    RULE_TYPES,
     AssembledContext,
     Candidate,
     Conflict,

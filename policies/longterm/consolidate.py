@@ -37,12 +37,20 @@ from policies.language.matching import Idf, content_terms, covered, key_terms, w
 from policies.language.text import normalize
 from policies.language.values import extract_values, value_signature
 from policies.memory.slots import NAMED_SLOTS
-from policies.types import Confirm, Conflict, ItemType, MemoryItem, Revoke, Supersede, Turn
+from policies.types import (
+    RULE_TYPES,
+    Confirm,
+    Conflict,
+    ItemType,
+    MemoryItem,
+    Revoke,
+    Supersede,
+    Turn,
+)
 
 LongTermKind = Literal["rule", "preference", "decision", "entity", "confirmed"]
 LongTermStatus = Literal["active", "revoked"]
 
-RULE_TYPES: frozenset[ItemType] = frozenset({"directive", "constraint", "preference"})
 _FACT_TYPES: frozenset[ItemType] = frozenset({"fact", "entity"})
 # What a user asks for: a rule, or (in the conversation at hand) the request itself.
 _RULE_LIKE: frozenset[ItemType] = RULE_TYPES | {"goal"}

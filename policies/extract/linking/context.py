@@ -20,13 +20,21 @@ from typing import Protocol
 
 from policies.extract.linking.effects import fold_previous, keep_rest, keep_unrelated, propagate
 from policies.extract.linking.targets import TargetFinder
-from policies.extract.revision import _RULE_TYPES
 from policies.extract.statements import Statement
 from policies.language.matching import key_terms
 from policies.language.segment import replaced_text, shorten
 from policies.language.values import Value
 from policies.memory.slots import changed_pair, derive_slot
-from policies.types import Confirm, Conflict, ItemType, MemoryItem, MemoryOp, Revoke, Supersede
+from policies.types import (
+    RULE_TYPES,
+    Confirm,
+    Conflict,
+    ItemType,
+    MemoryItem,
+    MemoryOp,
+    Revoke,
+    Supersede,
+)
 
 
 class Linker(Protocol):
@@ -95,7 +103,7 @@ class LinkContext:
         revocation ("stop flagging that; quote the IC fare instead"): a
         dropped instruction is not repeated, even as history.
         """
-        if kind in ("fact", "entity") and old.type in _RULE_TYPES:
+        if kind in ("fact", "entity") and old.type in RULE_TYPES:
             kind = old.type  # "压到450元" revises the budget constraint, stays one
         item = self.new_item(st, value, kind, slot=old.slot)
         item.importance = max(item.importance, old.importance)

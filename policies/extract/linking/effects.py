@@ -9,7 +9,6 @@ from policies.extract.revision import (
     _BOUNDED_BY_IT,
     _CONDITION,
     _POINTS_BACK,
-    _RULE_TYPES,
     _near_cue,
     _same_amount,
     _same_day_told_twice,
@@ -22,7 +21,7 @@ from policies.language.matching import content_terms, opposed, weighted_terms
 from policies.language.segment import clauses, shorten, unrelated_clauses, without_clause
 from policies.language.values import Value, extract_values, value_signature
 from policies.memory.slots import REVISABLE_KINDS, comparable, same_slot, same_unit_change
-from policies.types import Add, MemoryItem, Supersede
+from policies.types import RULE_TYPES, Add, MemoryItem, Supersede
 
 if TYPE_CHECKING:
     from policies.extract.linking.context import LinkContext
@@ -64,7 +63,7 @@ def keep_siblings(ctx: LinkContext, old: MemoryItem, st: Statement, new_rule: st
     valued = comparable(values) or any(v.kind == "id" for v in values)
     if not valued and (
         content < 3
-        or (old.type in _RULE_TYPES and read_cues(rest).requirement < 2)
+        or (old.type in RULE_TYPES and read_cues(rest).requirement < 2)
         or _CONDITION.match(rest)  # "whenever you compare cars for me": no rule alone
     ):
         return
@@ -91,7 +90,7 @@ def keep_unrelated(ctx: LinkContext, old: MemoryItem, st: Statement) -> None:
     content = sum(1 for w in weighted_terms(rest).values() if w >= 1)
     if not (any(v.kind in REVISABLE_KINDS or v.kind == "id" for v in values) or content >= 3):
         return
-    if old.type in _RULE_TYPES and read_cues(rest).requirement < 2:
+    if old.type in RULE_TYPES and read_cues(rest).requirement < 2:
         return
     item = ctx.new_item(st, rest, old.type)
     item.importance = old.importance

@@ -6,7 +6,6 @@ from policies.extract.linking.context import LinkContext
 from policies.extract.linking.duplicate import DUPLICATE
 from policies.extract.recount import recounted_pair, sole_count
 from policies.extract.revision import (
-    _RULE_TYPES,
     IMPLICIT_MIN,
     _estimate_settled,
     _other_role,
@@ -22,7 +21,7 @@ from policies.extract.revision import (
 from policies.extract.statements import Statement
 from policies.language.values import Value, extract_values
 from policies.memory.slots import different_subjects, local_context_match, value_change
-from policies.types import MemoryItem
+from policies.types import RULE_TYPES, MemoryItem
 
 
 class Implicit:
@@ -44,8 +43,8 @@ class Implicit:
             # condition that is the rule itself, not another role of the amount.
             and (not _other_role(st, it) or _same_floor(st, it))
             and (
-                st.type in _RULE_TYPES
-                or it.type not in _RULE_TYPES
+                st.type in RULE_TYPES
+                or it.type not in RULE_TYPES
                 or _same_threshold_rule(st, it)  # "we can go to $14,500 max" is a cap too
                 or _same_rate(st, it)  # "get a gig symmetrical" revises "we need 500 Mbps"
                 or _same_floor(st, it)  # "给到一百八我就租，再低不谈" after "底价185"

@@ -10,7 +10,6 @@ from policies.extract.linking.effects import keep_siblings
 from policies.extract.revision import (
     _POSITIVE,
     _QUOTED,
-    _RULE_TYPES,
     REVOKE_MIN,
     _cue_names_object,
     _named_after_cue,
@@ -26,7 +25,7 @@ from policies.language.matching import same_side, weighted_terms
 from policies.language.segment import without_clause
 from policies.language.values import Value, extract_values
 from policies.memory.slots import REVISABLE_KINDS
-from policies.types import Add, MemoryItem, Revoke, Supersede
+from policies.types import RULE_TYPES, Add, MemoryItem, Revoke, Supersede
 
 
 class Revocation:
@@ -69,7 +68,7 @@ def _named_rules(ctx: LinkContext, st: Statement) -> list[MemoryItem]:
     """The user's rules the revocation names near its cue."""
     near = _near_cue(st)
     return [
-        it for it in ctx.user_items(_RULE_TYPES)
+        it for it in ctx.user_items(RULE_TYPES)
         if _named_near(near, weighted_terms(it.value), strict=it.type != "directive")
         # "你不用那么简短了" withdraws "回我尽量短一点": the opposite of the revoked
         # word names the rule as well as the word itself.
@@ -95,7 +94,7 @@ def _revoked_rule(ctx: LinkContext, st: Statement) -> tuple[MemoryItem | None, b
     named = target is not None and score >= REVOKE_MIN
     if not named:
         # "The 200-word limit is off": the rule capping words, however it was worded.
-        target = limit_holder(st.text, ctx.user_items(_RULE_TYPES))
+        target = limit_holder(st.text, ctx.user_items(RULE_TYPES))
         ctx.phrase = "the rule on that limit"
         if target is None:
             target = _only_rule_named(st, pool)
@@ -195,7 +194,7 @@ def _recent_rule(ctx: LinkContext, st: Statement) -> MemoryItem | None:
     # does not hold it is not the latest one by default.
     if span is not None and _cue_names_object(st.text[span[0] : span[1]]):
         return None
-    rules = ctx.user_items(_RULE_TYPES)
+    rules = ctx.user_items(RULE_TYPES)
     recent = [it for it in rules if it.source_ordinal >= ctx.ordinal - 4]
     return max(recent, key=lambda it: it.source_ordinal, default=None)
 
