@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from policies.extract.linking.thresholds import NEAR_CHARS
 from policies.extract.statements import Statement
 from policies.language.cues import STANDING
 from policies.language.matching import (
@@ -66,16 +67,6 @@ _POSITIVE = Joined.of(
     ("zh", "better_named"),
 )
 
-EXPLICIT_MIN = 0.15
-IMPLICIT_MIN = 0.25
-CONFLICT_MIN = 0.2
-DUPLICATE_MIN = 0.8
-REVOKE_MIN = 0.12
-LEXICAL_MIN = 0.06
-SUBJECT_ONLY_MIN = 0.35
-CHOICE_MIN = 0.2  # a value-less revision of an item that holds a value
-VALUE_TARGET_MIN = 0.2  # a revision bringing a value, of an item holding none
-NEAR_CHARS = 3  # shared CJK characters that name a directive near a revocation cue
 _VALUE_ONLY_KINDS = REVISABLE_KINDS | {"time"}
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from policies.extract.linking.context import LinkContext
-from policies.extract.revision import CHOICE_MIN
+from policies.extract.linking.thresholds import CHOICE_MIN
 from policies.extract.statements import Statement
 from policies.language.cues import DECISION, negated
 from policies.language.matching import key_terms

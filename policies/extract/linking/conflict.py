@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from policies.extract.contradiction import contradicts, settles
 from policies.extract.linking.context import LinkContext, reason
-from policies.extract.revision import CONFLICT_MIN
+from policies.extract.linking.thresholds import CONFLICT_MIN
 from policies.extract.statements import Statement
 from policies.language.cues import PERMISSION, negated
 from policies.language.matching import content_terms, opposed

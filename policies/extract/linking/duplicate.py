@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from policies.extract.linking.context import LinkContext
-from policies.extract.revision import DUPLICATE_MIN
+from policies.extract.linking.thresholds import DUPLICATE_MIN
 from policies.extract.statements import Statement
 from policies.language.cues import negated
 from policies.language.matching import similarity, weighted_terms

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from policies.extract.linking.context import LinkContext
 from policies.extract.linking.duplicate import confirm_duplicate
+from policies.extract.linking.thresholds import EXPLICIT_MIN, SUBJECT_ONLY_MIN, VALUE_TARGET_MIN
 from policies.extract.linking.value_only import VALUE_ONLY
 from policies.extract.revision import (
     _VALUE_ONLY_KINDS,
-    EXPLICIT_MIN,
-    SUBJECT_ONLY_MIN,
-    VALUE_TARGET_MIN,
     _quotes_another_old_value,
     _same_named_slot,
     _shares_only_names,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from policies.extract.linking.context import LinkContext
 from policies.extract.linking.duplicate import DUPLICATE
+from policies.extract.linking.thresholds import IMPLICIT_MIN
 from policies.extract.recount import recounted_pair, sole_count
 from policies.extract.revision import (
-    IMPLICIT_MIN,
     _estimate_settled,
     _other_role,
     _renamed,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from policies.extract.linking.context import LinkContext
-from policies.extract.revision import LEXICAL_MIN
+from policies.extract.linking.thresholds import LEXICAL_MIN
 from policies.extract.statements import Statement
 from policies.language.segment import replaced_text, shorten
 from policies.types import Supersede

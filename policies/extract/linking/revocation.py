@@ -7,10 +7,10 @@ import re
 from policies.extract.limits import limit_holder, limit_text
 from policies.extract.linking.context import LinkContext, reason
 from policies.extract.linking.effects import keep_siblings
+from policies.extract.linking.thresholds import REVOKE_MIN
 from policies.extract.revision import (
     _POSITIVE,
     _QUOTED,
-    REVOKE_MIN,
     _cue_names_object,
     _named_after_cue,
     _named_near,

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from policies.extract.linking.thresholds import LEXICAL_MIN
 from policies.extract.revision import (
-    LEXICAL_MIN,
     _near_same_words,
     _own_words,
     _renamed,
