@@ -16,10 +16,8 @@ from policies.extract.linking.thresholds import NEAR_CHARS
 from policies.extract.statements import Statement
 from policies.language.cues import STANDING
 from policies.language.matching import (
-    key_terms,
     weighted_terms,
 )
-from policies.language.names import person_names
 from policies.language.segment import (
     SELF_FIX,
     clauses,
@@ -28,7 +26,6 @@ from policies.language.value_roles import (
     attribute_clash,
     conditional,
     conditional_before,
-    example_spans,
     offer_clash,
     share_clash,
 )
@@ -197,14 +194,6 @@ def _same_floor(st: Statement, item: MemoryItem) -> bool:
 _OUTPUT_CADENCE = Joined("revision", "output_cadence")
 
 
-def _own_words(text: str) -> str:
-    """What a statement talks about: not its idioms, nor the examples it gives ("use
-    short headed sections, like "Pay", "Health""): an example names no item it revises."""
-    for a, b in reversed(example_spans(text)):
-        text = text[:a] + " " + text[b:]
-    return _IDIOMS.sub(" ", text)
-
-
 def _rates(values: Sequence[Value]) -> list[Value]:
     """Interest rates ("6.9% APR"), connection speeds ("500 Mbps", "a gig") and
     cadences of output ("每周发3篇")."""
@@ -336,25 +325,6 @@ def _value_clause_shared(st: Statement, item: MemoryItem) -> bool:
     )  # fmt: skip
 
 
-def _shares_only_names(a: str, b: str) -> bool:
-    """Do two texts share words, all of them from the names of people in either?"""
-    shared = key_terms(a) & key_terms(b)
-    if not shared:
-        return False
-    names = key_terms(" ".join(person_names(a) + person_names(b)))
-    return shared <= names
-
-
-def _shares_subject(a: str, b: str) -> bool:
-    """Do two texts share a word (or bigram), or at least two content characters?
-    ("四口人的量" / "用量按一人份": 量, 人; "我觉得太平了" / "我也觉得": only 觉)."""
-    if key_terms(a) & key_terms(b):
-        return True
-    chars_a = {t for t, w in weighted_terms(a).items() if w < 1 and t != "得"}
-    chars_b = {t for t, w in weighted_terms(b).items() if w < 1}
-    return len(chars_a & chars_b) >= 2
-
-
 def _title_core(v: Value) -> str:
     return re.sub(r"[《》“”\"'「」\s]", "", v.text).casefold()
 
@@ -421,8 +391,6 @@ _CONDITION = Joined("revision", "condition")
 _ARTICLE = Joined("revision", "article")
 
 
-# Change cues whose words name nothing: "on second thought" is not about a second one.
-_IDIOMS = Joined("revision", "change_idiom")
 # What only makes sense next to the clause before it: "先列待办，*再说别的*", "check
 # the logs first, *then* ping me".
 _THEN = Joined("revision", "then_step", _ZH_FIRST)
@@ -479,23 +447,6 @@ def _names_something(token: str) -> bool:
     if re.search(r"\d", token) or re.search(r"[\u3400-\u9fff]", token):
         return True
     return any(w >= 1 for w in weighted_terms(token).values())
-
-
-# How many content words of its own make a sentence about a subject of its own.
-_OWN_SUBJECT_TERMS = 4
-
-
-def _other_subject(text: str, token: str, item: str) -> bool:
-    """Is `text`, which denies `token`, about another subject than `item`, which holds
-    it? It is when it has words of its own and shares none with the item but the token:
-    "the studio printer should stay on a cable, not bluetooth, for the print queue" is
-    not about "I want to fix the bluetooth in the car"; "soapstone it is, no more
-    quartz" has no other words, so the item holding "quartz" is what it revises."""
-    denied = key_terms(token)
-    own = key_terms(text) - denied
-    if len(own) < _OWN_SUBJECT_TERMS:
-        return False
-    return not (own & key_terms(item))
 
 
 def _revoked_text(st: Statement) -> str:

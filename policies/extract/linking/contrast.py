@@ -6,12 +6,8 @@ import re
 
 from policies.extract.linking.context import LinkContext
 from policies.extract.linking.effects import keep_rest
-from policies.extract.revision import (
-    _denied_value,
-    _names_something,
-    _other_subject,
-    _token_pattern,
-)
+from policies.extract.linking.subjects import other_subject
+from policies.extract.revision import _denied_value, _names_something, _token_pattern
 from policies.extract.statements import Statement
 from policies.language.values import Value, extract_values, value_signature
 from policies.memory.slots import REVISABLE_KINDS, changed_pair
@@ -84,7 +80,7 @@ def _revise_holder(ctx: LinkContext, st: Statement, token: str) -> bool:
         # A plain word denied in a sentence about something else ("the work laptop
         # stays on ethernet, not wifi") is no correction of a fact using that word
         # ("sort out the wifi in the house").
-        hits = [(it, v) for it, v in hits if not _other_subject(st.text, token, it.value)]
+        hits = [(it, v) for it, v in hits if not other_subject(st.text, token, it.value)]
     if not hits:
         return False
     holders = [it for it, _ in hits]

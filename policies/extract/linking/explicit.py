@@ -4,15 +4,10 @@ from __future__ import annotations
 
 from policies.extract.linking.context import LinkContext
 from policies.extract.linking.duplicate import confirm_duplicate
+from policies.extract.linking.subjects import shares_only_names, shares_subject
 from policies.extract.linking.thresholds import EXPLICIT_MIN, SUBJECT_ONLY_MIN, VALUE_TARGET_MIN
 from policies.extract.linking.value_only import VALUE_ONLY
-from policies.extract.revision import (
-    _VALUE_ONLY_KINDS,
-    _quotes_another_old_value,
-    _same_named_slot,
-    _shares_only_names,
-    _shares_subject,
-)
+from policies.extract.revision import _VALUE_ONLY_KINDS, _quotes_another_old_value, _same_named_slot
 from policies.extract.statements import Statement
 from policies.language.matching import opposed
 from policies.language.values import extract_values
@@ -48,7 +43,7 @@ class Explicit:
             return False  # "actually, tennis practice is Wednesdays" beside guitar practice
         if (
             not value_change(st.strong_values, extract_values(target.value))[0]
-            and not _shares_subject(st.text, target.value)
+            and not shares_subject(st.text, target.value)
             and not opposed(st.text, target.value)
             and not (target.slot in NAMED_SLOTS and named_slot(st.text) == target.slot)
         ):
@@ -79,7 +74,7 @@ class Explicit:
         if (
             comparable(st.strong_values)
             and not value_change(st.strong_values, extract_values(target.value))[0]
-            and _shares_only_names(st.text, target.value)
+            and shares_only_names(st.text, target.value)
         ):
             # "Dana wants to cut the break to ten minutes" beside "our director is Dana,
             # ten years now": a new value for something the person asked about, no

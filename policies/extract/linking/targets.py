@@ -13,14 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from policies.extract.linking.subjects import own_words
 from policies.extract.linking.thresholds import LEXICAL_MIN
-from policies.extract.revision import (
-    _near_same_words,
-    _own_words,
-    _renamed,
-    _same_named_slot,
-    _title_key,
-)
+from policies.extract.revision import _near_same_words, _renamed, _same_named_slot, _title_key
 from policies.extract.statements import Statement
 from policies.language.matching import (
     Idf,
@@ -58,7 +53,7 @@ class TargetFinder:
                 if v.kind == "title":  # a rename shares the title's start, not a word
                     self.index.setdefault(_title_key(v), set()).add(it.id)
         self.idf = Idf.from_counts({t: len(ids) for t, ids in self.index.items()}, len(self.live))
-        self.message_bag = weighted_terms(_own_words(self.message))
+        self.message_bag = weighted_terms(own_words(self.message))
 
     def slot_related(self, st: Statement) -> set[str]:
         slot = named_slot(st.text)
@@ -75,7 +70,7 @@ class TargetFinder:
         return related
 
     def bag(self, st: Statement, with_message: bool) -> Mapping[str, float]:
-        own = content_terms(_own_words(st.text))
+        own = content_terms(own_words(st.text))
         if not with_message:
             return own
         return merge_terms((own, 1.0), (self.message_bag, 0.5))
@@ -139,7 +134,7 @@ class TargetFinder:
         cached = self.memo.get(key)
         if cached is not None:
             return cached
-        own = content_terms(_own_words(st.text))
+        own = content_terms(own_words(st.text))
         item_bag = content_terms(item.value)
         mentioned = covered(bag if bag is not None else own, item_bag, self.idf)
         score = 0.6 * mentioned + 0.4 * similarity(own, item_bag, self.idf)
