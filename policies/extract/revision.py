@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from policies.extract.linking.denials import memorable_denial
 from policies.extract.linking.thresholds import NEAR_CHARS
 from policies.extract.statements import Statement
 from policies.language.cues import STANDING
@@ -19,7 +20,6 @@ from policies.language.matching import (
     weighted_terms,
 )
 from policies.language.segment import (
-    SELF_FIX,
     clauses,
 )
 from policies.language.value_roles import (
@@ -353,34 +353,6 @@ def _same_amount(a: Value, b: Value) -> bool:
     return a.kind in ("money", "bound", "qty", "percent", "date", "time") and same_slot(a, b)
 
 
-def _self_fix(text: str) -> tuple[Value, ...] | None:
-    """The value a speaker takes back mid-sentence: X in "X — no wait, Y", "X——不对，Y".
-
-    X is the value right before the marker that a value after it replaces
-    (same kind, preferably the same unit).
-    """
-    values = extract_values(text)
-    for m in SELF_FIX.finditer(text):
-        before = [
-            v for v in values
-            if v.end <= m.start() and (v.kind in REVISABLE_KINDS or v.kind in ("id", "time"))
-        ]  # fmt: skip
-        after = [v for v in values if v.start >= m.end()]
-        if not before or m.start() - before[-1].end > 12:
-            continue
-        for exact in (True, False):
-            for x in reversed(before):
-                if x.end < m.start() - 12:
-                    break
-                if any(
-                    value_signature(y) != value_signature(x)
-                    and (y.key == x.key if exact else same_slot(y, x))
-                    for y in after
-                ):
-                    return (x,)
-    return None
-
-
 # A clause that only says when a rule applies.
 _POINTS_BACK = Joined("revision", "points_back")
 # A bound on the very amount that changed ("低于这个不卖", "I won't go under that"):
@@ -429,24 +401,6 @@ def _standalone_clauses(old: str, rest: str) -> str | None:
             continue
         kept.append(part)
     return sep.join(kept) or None
-
-
-def _denied_value(text: str, token: str) -> str:
-    """The whole value a contrast token begins ("instead of *two* weeks" denies "two
-    weeks", not the word "two"), else the token."""
-    at = text.find(token)
-    for v in extract_values(text):
-        if v.start == at and len(v.text) > len(token) and v.kind in REVISABLE_KINDS:
-            return v.text
-    return token
-
-
-def _names_something(token: str) -> bool:
-    """Does a denied token name anything? A number or a content word does; "not us",
-    "not to whoever filed it", "not at the end" deny a function word."""
-    if re.search(r"\d", token) or re.search(r"[\u3400-\u9fff]", token):
-        return True
-    return any(w >= 1 for w in weighted_terms(token).values())
 
 
 def _revoked_text(st: Statement) -> str:
@@ -504,25 +458,7 @@ def _named_after_cue(st: Statement) -> str | None:
         return None
     if sum(1 for w in weighted_terms(token).values() if w >= 1) == 0:
         return None
-    return token if _memorable_denial(token) else None
-
-
-def _memorable_denial(token: str) -> bool:
-    """A denied value worth marking wherever it is quoted: a name or a word, not a
-    bare number or a fragment that would match unrelated text."""
-    if re.search(r"[\u3400-\u9fff]", token):
-        return len(token) >= 2
-    return len(token) >= 4 and not re.fullmatch(r"[\d.,$€£%]+", token)
-
-
-def _token_pattern(token: str) -> re.Pattern[str]:
-    """Where a denied value occurs in an item: a whole number, a whole word, or CJK text."""
-    if re.fullmatch(r"[\d.]+", token):
-        # "48" is not in "48,000 miles".
-        return re.compile(rf"(?<![\d.,]){re.escape(token)}(?![\d]|[.,]\d)")
-    if re.search(r"[\u3400-\u9fff]", token):
-        return re.compile(re.escape(token))
-    return re.compile(rf"(?<![\w-]){re.escape(token)}(?![\w-])", re.IGNORECASE)
+    return token if memorable_denial(token) else None
 
 
 def _near_cue(st: Statement) -> Mapping[str, float]:

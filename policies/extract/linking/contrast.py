@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from policies.extract.linking.context import LinkContext
+from policies.extract.linking.denials import denied_token_pattern, denied_value, names_something
 from policies.extract.linking.effects import keep_rest
 from policies.extract.linking.subjects import other_subject
-from policies.extract.revision import _denied_value, _names_something, _token_pattern
 from policies.extract.statements import Statement
 from policies.language.values import Value, extract_values, value_signature
 from policies.memory.slots import REVISABLE_KINDS, changed_pair
@@ -31,8 +31,8 @@ class Contrast:
         """
         return any(
             _revise_holder(ctx, st, token)
-            for token in (_denied_value(st.text, t) for t in st.contrast)
-            if _names_something(token)
+            for token in (denied_value(st.text, t) for t in st.contrast)
+            if names_something(token)
         )
 
 
@@ -73,7 +73,7 @@ def _revise_holder(ctx: LinkContext, st: Statement, token: str) -> bool:
             if held:
                 hits.append((it, held[0]))
             continue
-        m = _token_pattern(token).search(it.value)
+        m = denied_token_pattern(token).search(it.value)
         if m is not None:
             hits.append((it, Value("word", "", m.group(0), None, m.start(), m.end())))
     if not named and not bare and not re.fullmatch(r"[\d.]+", token):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from policies.extract.linking.context import LinkContext
-from policies.extract.revision import _memorable_denial
+from policies.extract.linking.denials import memorable_denial
 from policies.extract.statements import Statement
 from policies.types import Add
 
@@ -15,7 +15,7 @@ class Correction:
     phrase = "corrects a value said in passing"
 
     def link(self, ctx: LinkContext, st: Statement) -> bool:
-        denied = [token for token in st.contrast if _memorable_denial(token)]
+        denied = [token for token in st.contrast if memorable_denial(token)]
         if not (st.correction and denied):
             return False
         item = ctx.new_item(st, st.text, st.type)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from policies.extract.linking.context import LinkContext
-from policies.extract.revision import _memorable_denial, _self_fix
+from policies.extract.linking.denials import memorable_denial, taken_back
 from policies.extract.statements import Statement
 from policies.language.cues import SELF_CORRECTION, read_cues
 from policies.language.segment import SELF_FIX as FIX_CUE
@@ -26,7 +26,7 @@ class SelfFix:
         placed on its own merits (its other values, no change cue from the fix),
         and X is remembered as replaced, so that quotes of it read as outdated.
         """
-        denied = _self_fix(st.text)
+        denied = taken_back(st.text)
         if denied is None or st.reported:
             return False
         # The rest of the statement is placed as any other, by the chain this linker
@@ -67,7 +67,7 @@ class SelfFix:
         if successor is None:
             return True
         for v in denied:
-            if _memorable_denial(v.text):
+            if memorable_denial(v.text):
                 ctx.emit(Add(ctx.denied(st, v.text, successor.id)))
         return True
 
