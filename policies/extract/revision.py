@@ -10,12 +10,9 @@ definition.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from policies.extract.linking.denials import memorable_denial
-from policies.extract.linking.thresholds import NEAR_CHARS
 from policies.extract.statements import Statement
-from policies.language.cues import STANDING
 from policies.language.matching import (
     weighted_terms,
 )
@@ -53,16 +50,6 @@ from policies.types import RULE_TYPES, MemoryItem
 # The cue lexicons below are rules of policies/rules/<lang>/revision.yaml, each read as
 # one pattern of both halves; these put the Chinese half first.
 _ZH_FIRST = ("zh", "en")
-# After a revocation cue is removed, these say the sentence still asks for
-# something ("不用每天都发了，周末统一发一次就行"), or name the alternative ("stop
-# sending voice notes, a short text is easier").
-_POSITIVE = Joined.of(
-    "revision",
-    ("zh", "still_asks"),
-    ("en", "still_asks"),
-    ("en", "better_named"),
-    ("zh", "better_named"),
-)
 
 _VALUE_ONLY_KINDS = REVISABLE_KINDS | {"time"}
 
@@ -358,9 +345,7 @@ _POINTS_BACK = Joined("revision", "points_back")
 # A bound on the very amount that changed ("低于这个不卖", "I won't go under that"):
 # the rest says nothing once its amount is gone.
 _BOUNDED_BY_IT = Joined("revision", "bounded_by_it", _ZH_FIRST)
-_QUOTED = re.compile(r'"([^"]{2,40})"|“([^”]{2,40})”|「([^」]{2,40})」')
 _CONDITION = Joined("revision", "condition")
-_ARTICLE = Joined("revision", "article")
 
 
 # What only makes sense next to the clause before it: "先列待办，*再说别的*", "check
@@ -401,119 +386,3 @@ def _standalone_clauses(old: str, rest: str) -> str | None:
             continue
         kept.append(part)
     return sep.join(kept) or None
-
-
-def _revoked_text(st: Statement) -> str:
-    """The revocation cue and what follows it closely ("不用那么简短了", "no need to
-    keep it so short")."""
-    span = st.cues.revoke_span
-    return st.text if span is None else st.text[span[0] : span[1] + 24]
-
-
-# What was changed or dropped, as a kind of content: "之前改掉的", "旧的", "anything that
-# changed", "the outdated bits". Leaving it out of an answer revokes no rule.
-_OUTDATED = Joined("revision", "outdated", _ZH_FIRST)
-
-
-# The function words of a zh revoking cue; what is left of the cue is its object
-# ("别用表格了" → 用表格).
-_ZH_CUE_WORDS = Joined("revision", "revoke_function_words")
-
-
-def _cue_names_object(cue: str) -> bool:
-    """Does the revoking cue itself name what goes ("ditch the bullet points", "别用
-    表格了"), unlike "scratch that", "算了"?"""
-    named = _DROPPED_OBJECT.match(cue)
-    if named is not None:
-        cue = named.group(1)
-    elif re.search(r"[\u3400-\u9fff]", cue):
-        cue = _ZH_CUE_WORDS.sub("", cue)
-    else:
-        return False
-    return any(w >= 1 for w in weighted_terms(cue).values())
-
-
-def _names_outdated(st: Statement) -> bool:
-    span = st.cues.revoke_span
-    if span is None:
-        return False
-    return bool(_OUTDATED.search(st.text[max(0, span[0] - 12) : span[1] + 24]))
-
-
-# The object a revoking verb takes inside its cue ("drop the jokes", "forget the 400
-# cap"); "scratch that", "forget it" take none.
-_DROPPED_OBJECT = Joined("revision", "dropped_object")
-
-
-def _named_after_cue(st: Statement) -> str | None:
-    """What "scratch X" / "drop X" names, when it is a short, specific phrase."""
-    span = st.cues.revoke_span
-    if span is None:
-        return None
-    m = re.match(r"\s*([^,.;:!?，。；：！？]{2,40})", st.text[span[1] :])
-    if m is None:
-        return None
-    token = _ARTICLE.sub("", m.group(1).strip())
-    if re.search(r"[\u3400-\u9fff]", token) or len(token.split()) > 3:
-        return None
-    if sum(1 for w in weighted_terms(token).values() if w >= 1) == 0:
-        return None
-    return token if memorable_denial(token) else None
-
-
-def _near_cue(st: Statement) -> Mapping[str, float]:
-    """Terms around the revocation cue: where the revoked thing is named."""
-    span = st.cues.revoke_span or (0, len(st.text))
-    return weighted_terms(st.text[max(0, span[0] - 12) : span[1] + 30])
-
-
-def _named_near(near: Mapping[str, float], item: Mapping[str, float], strict: bool) -> bool:
-    """Is `item` named in the words around a revocation cue?
-
-    One shared word/bigram (or three CJK characters) for a directive; two
-    shared words/bigrams for anything else.
-    """
-    words = sum(1 for t, w in near.items() if w >= 1 and item.get(t, 0) >= 1)
-    if strict:
-        return words >= 2
-    chars = sum(1 for t, w in near.items() if w < 1 and t in item)
-    return words >= 1 or chars >= NEAR_CHARS
-
-
-# Moving to another choice without a rule cue: "我们改去'蹦蹦乐'吧", "we're moving it to
-# the Elks Lodge instead".
-_SWITCH = Joined("revision", "switch", _ZH_FIRST)
-
-
-def _replacement(
-    st: Statement, statements: list[Statement], target: MemoryItem | None = None
-) -> Statement | None:
-    """The rule stated next to a revocation, which replaces what was revoked.
-
-    Usually right after it ("stop flagging that. Instead, quote the IC
-    fare"); before it only when it is itself a standing rule ("from now on
-    write pytest tests. No more TestCase classes.").
-    """
-
-    def usable(other: Statement) -> bool:
-        return not other.revoke and not other.consumed and other.type in RULE_TYPES
-
-    after = [o for o in statements if st.index < o.index <= st.index + 2 and usable(o)]
-    if after:
-        return after[0]
-    # A choice withdrawn ("算了，小区会所太小了") is often replaced by a plain
-    # statement of the new one in the very next sentence.
-    if target is not None and target.type != "directive":
-        switched = [
-            o for o in statements
-            if o.index == st.index + 1 and not o.revoke and not o.consumed
-            and (o.cues.change >= 1 or _SWITCH.search(o.text))
-        ]  # fmt: skip
-        if switched:
-            return switched[0]
-    before = [
-        o for o in statements
-        if st.index - 2 <= o.index < st.index and usable(o)
-        and (STANDING.search(o.text) or o.cues.change >= 2)
-    ]  # fmt: skip
-    return before[-1] if before else None

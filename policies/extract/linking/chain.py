@@ -28,13 +28,14 @@ from policies.extract.linking.contrast import CONTRAST
 from policies.extract.linking.correction import CORRECTION
 from policies.extract.linking.explicit import EXPLICIT
 from policies.extract.linking.implicit import IMPLICIT
+from policies.extract.linking.replacement import SWITCH
 from policies.extract.linking.restore import RESTORE
 from policies.extract.linking.revocation import REVOCATION
 from policies.extract.linking.self_fix import SELF_FIX
 from policies.extract.linking.sole_rival import SOLE_RIVAL
 from policies.extract.linking.value_only import VALUE_ONLY
 from policies.extract.linking.weekday import WEEKDAY
-from policies.extract.revision import _SWITCH, _past_account
+from policies.extract.revision import _past_account
 from policies.extract.statements import Statement
 from policies.language.values import extract_values
 from policies.memory.slots import comparable
@@ -141,7 +142,7 @@ def _settle_denials(ctx: LinkContext) -> None:
                 and ctx.sources.get(op.item.id) == st.index + 1
                 and op.item.status == "active"
                 # what replaces it is concrete: a value, or a switch ("we'll … instead")
-                and (comparable(extract_values(op.item.value)) or _SWITCH.search(op.item.value))
+                and (comparable(extract_values(op.item.value)) or SWITCH.search(op.item.value))
             ),
             None,
         )  # fmt: skip

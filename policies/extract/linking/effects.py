@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from policies.extract.linking.revoking_cue import near_cue
 from policies.extract.revision import (
     _BOUNDED_BY_IT,
     _CONDITION,
     _POINTS_BACK,
-    _near_cue,
     _same_amount,
     _same_day_told_twice,
     _split_restated,
@@ -50,7 +50,7 @@ def keep_siblings(ctx: LinkContext, old: MemoryItem, st: Statement, new_rule: st
     at Brightside'" in force. A clause about what the new rule settles is no sibling:
     "always send the notes as slides, nobody here reads long documents" replaced by
     "just send a short document" leaves no rule about documents behind."""
-    near = {t: w for t, w in _near_cue(st).items() if w >= 1}  # words, not characters
+    near = {t: w for t, w in near_cue(st).items() if w >= 1}  # words, not characters
     near.update({t: w for t, w in weighted_terms(new_rule).items() if w >= 1})
     rest = unrelated_clauses(old.value, near, contiguous=False)
     if rest is None:

@@ -7,25 +7,37 @@ import re
 from policies.extract.limits import limit_holder, limit_text
 from policies.extract.linking.context import LinkContext, reason
 from policies.extract.linking.effects import keep_siblings
-from policies.extract.linking.thresholds import REVOKE_MIN
-from policies.extract.revision import (
-    _POSITIVE,
-    _QUOTED,
-    _cue_names_object,
-    _named_after_cue,
-    _named_near,
-    _names_outdated,
-    _near_cue,
-    _replacement,
-    _revoked_text,
+from policies.extract.linking.replacement import replacing_rule
+from policies.extract.linking.revoking_cue import (
+    cue_names_object,
+    named_after_cue,
+    named_near,
+    names_outdated,
+    near_cue,
+    revoked_text,
 )
+from policies.extract.linking.thresholds import REVOKE_MIN
 from policies.extract.statements import Statement
 from policies.language.cues import PERMISSION, negated, read_cues
 from policies.language.matching import same_side, weighted_terms
 from policies.language.segment import without_clause
 from policies.language.values import Value, extract_values
 from policies.memory.slots import REVISABLE_KINDS
+from policies.rulebook import Joined
 from policies.types import RULE_TYPES, Add, MemoryItem, Revoke, Supersede
+
+# After a revocation cue is removed, these say the sentence still asks for
+# something ("不用每天都发了，周末统一发一次就行"), or name the alternative ("stop
+# sending voice notes, a short text is easier").
+_POSITIVE = Joined.of(
+    "revision",
+    ("zh", "still_asks"),
+    ("en", "still_asks"),
+    ("en", "better_named"),
+    ("zh", "better_named"),
+)
+# A quoted name, which the user may withdraw by itself (`_withdraw_quoted`).
+_QUOTED = re.compile(r'"([^"]{2,40})"|“([^”]{2,40})”|「([^」]{2,40})」')
 
 
 class Revocation:
@@ -41,7 +53,7 @@ class Revocation:
         # "不用/no need to/stop …" mostly revoke things the assistant was told
         # to *do* (directives); a constraint or preference must be named more
         # clearly ("列预算" is not the budget cap).
-        if _names_outdated(st):
+        if names_outdated(st):
             # "之前改掉的就别写了", "leave out anything that changed": what is withheld
             # is the outdated content, no rule of the user's.
             st.revoke = False
@@ -54,7 +66,7 @@ class Revocation:
             st.revoke = False  # "no more TestCase classes": a new rule, not a revocation
             if st.cues.requirement < 2 and not st.strong_values:
                 st.consumed = True  # "算了，这些明天再弄": nothing revoked, nothing asked
-                token = _named_after_cue(st)
+                token = named_after_cue(st)
                 if token is not None:
                     ctx.denials.append((st, token))
             return True
@@ -66,13 +78,13 @@ class Revocation:
 
 def _named_rules(ctx: LinkContext, st: Statement) -> list[MemoryItem]:
     """The user's rules the revocation names near its cue."""
-    near = _near_cue(st)
+    near = near_cue(st)
     return [
         it for it in ctx.user_items(RULE_TYPES)
-        if _named_near(near, weighted_terms(it.value), strict=it.type != "directive")
+        if named_near(near, weighted_terms(it.value), strict=it.type != "directive")
         # "你不用那么简短了" withdraws "回我尽量短一点": the opposite of the revoked
         # word names the rule as well as the word itself.
-        or (it.type == "directive" and same_side(_revoked_text(st), it.value))
+        or (it.type == "directive" and same_side(revoked_text(st), it.value))
     ]  # fmt: skip
 
 
@@ -85,7 +97,7 @@ def _revoked_rule(ctx: LinkContext, st: Statement) -> tuple[MemoryItem | None, b
     # "Drop the formal register", "别那么正式了": the cue names a side of an
     # antonym pair, and the one rule taking that side is what goes, however
     # little else of it the message repeats.
-    sided = [it for it in pool if same_side(_revoked_text(st), it.value)]
+    sided = [it for it in pool if same_side(revoked_text(st), it.value)]
     target: MemoryItem | None
     if len(sided) == 1:
         target, score = sided[0], REVOKE_MIN
@@ -114,7 +126,7 @@ def _revoke(ctx: LinkContext, st: Statement, target: MemoryItem, named: bool) ->
     new rule's text ("" when there is none)."""
     # A rule stated next to the revocation replaces what was revoked, whether or
     # not the revoking sentence also says what to do ("英文版不用给了，…。以后只给中文版").
-    replacement = _replacement(st, list(ctx.statements), target)
+    replacement = replacing_rule(st, list(ctx.statements), target)
     if replacement is not None:
         replacement.consumed = True
         first, second = sorted((st, replacement), key=lambda x: x.index)
@@ -173,7 +185,7 @@ def _withdraw_quoted(ctx: LinkContext, st: Statement) -> bool:
 def _only_rule_named(st: Statement, pool: list[MemoryItem]) -> MemoryItem | None:
     """ "You can stop doing the grid now": the one standing instruction that holds
     the word right after the cue, however long that instruction is."""
-    token = _named_after_cue(st)
+    token = named_after_cue(st)
     if token is None:
         return None
     words = {t for t, w in weighted_terms(token).items() if w >= 1}
@@ -192,7 +204,7 @@ def _recent_rule(ctx: LinkContext, st: Statement) -> MemoryItem | None:
         return None
     # "Ditch the bullet points": the cue itself names what goes, and a rule that
     # does not hold it is not the latest one by default.
-    if span is not None and _cue_names_object(st.text[span[0] : span[1]]):
+    if span is not None and cue_names_object(st.text[span[0] : span[1]]):
         return None
     rules = ctx.user_items(RULE_TYPES)
     recent = [it for it in rules if it.source_ordinal >= ctx.ordinal - 4]
