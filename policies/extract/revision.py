@@ -16,9 +16,6 @@ from policies.extract.statements import Statement
 from policies.language.matching import (
     weighted_terms,
 )
-from policies.language.segment import (
-    clauses,
-)
 from policies.language.value_roles import (
     attribute_clash,
     conditional,
@@ -338,51 +335,3 @@ def _same_amount(a: Value, b: Value) -> bool:
     if a.number is None or a.number != b.number:
         return value_signature(a) == value_signature(b)
     return a.kind in ("money", "bound", "qty", "percent", "date", "time") and same_slot(a, b)
-
-
-# A clause that only says when a rule applies.
-_POINTS_BACK = Joined("revision", "points_back")
-# A bound on the very amount that changed ("低于这个不卖", "I won't go under that"):
-# the rest says nothing once its amount is gone.
-_BOUNDED_BY_IT = Joined("revision", "bounded_by_it", _ZH_FIRST)
-_CONDITION = Joined("revision", "condition")
-
-
-# What only makes sense next to the clause before it: "先列待办，*再说别的*", "check
-# the logs first, *then* ping me".
-_THEN = Joined("revision", "then_step", _ZH_FIRST)
-# A frame that says when a rule applies, with the rule itself gone: "你以后回复我", "when
-# you answer me".
-_FRAME = Joined("revision", "reply_frame", _ZH_FIRST)
-# Why the withdrawn rule was set ("因为我要转给供应商", "because my printer is old"):
-# no rule of its own once the rule is gone.
-_REASON = Joined("revision", "reason", _ZH_FIRST)
-# Three or more short items in a row: "with title, author, shelf and due date".
-_ENUMERATION = re.compile(
-    r"(?:[\w'-]+(?: [\w'-]+){0,2}, ){2,}(?:[\w'-]+(?: [\w'-]+){0,2},? )?(?:and|or) [\w'-]+"
-    r"(?: [\w'-]+){0,3}"
-)
-
-
-def _standalone_clauses(old: str, rest: str) -> str | None:
-    """The clauses left of a withdrawn rule that still stand on their own.
-
-    Not an item of a list the withdrawn clause began ("…as a table with title, author,
-    shelf and due date"), not a step sequenced after it ("再说别的"), not the
-    bare frame of the rule ("你以后回复我"), not its reason ("因为我要转给供应商").
-    """
-    sep = "，" if re.search(r"[\u3400-\u9fff]", old) else ", "
-    lists = [m.span() for m in _ENUMERATION.finditer(old)]
-    parts = [p for p in rest.split(sep) if p.strip()]
-    kept: list[str] = []
-    for part in parts:
-        if _REASON.match(part.strip()):
-            break  # what follows a reason explains it too ("因为…，他们那边习惯这样")
-        at = old.find(part)
-        in_list = len(part.split()) <= 3 and any(a <= at and at + len(part) <= b for a, b in lists)
-        before = [c for c in clauses(old[:at]) if c.strip()] if at > 0 else []
-        orphaned = bool(_THEN.match(part)) and bool(before) and before[-1] not in parts
-        if in_list or orphaned or _FRAME.match(part.strip()):
-            continue
-        kept.append(part)
-    return sep.join(kept) or None

@@ -7,13 +7,9 @@ from typing import TYPE_CHECKING
 
 from policies.extract.linking.revoking_cue import near_cue
 from policies.extract.revision import (
-    _BOUNDED_BY_IT,
-    _CONDITION,
-    _POINTS_BACK,
     _same_amount,
     _same_day_told_twice,
     _split_restated,
-    _standalone_clauses,
 )
 from policies.extract.statements import Statement
 from policies.language.cues import read_cues
@@ -21,10 +17,69 @@ from policies.language.matching import content_terms, opposed, weighted_terms
 from policies.language.segment import clauses, shorten, unrelated_clauses, without_clause
 from policies.language.values import Value, extract_values, value_signature
 from policies.memory.slots import REVISABLE_KINDS, comparable, same_slot, same_unit_change
+from policies.rulebook import Joined
 from policies.types import RULE_TYPES, Add, MemoryItem, Supersede
 
 if TYPE_CHECKING:
     from policies.extract.linking.context import LinkContext
+
+
+# Rules of policies/rules/<lang>/revision.yaml read as one pattern of both halves,
+# the Chinese half first.
+_ZH_FIRST = ("zh", "en")
+
+# A clause pointing back to the one before ("that's for the weekends"): it says how
+# the rule applies, no rule of its own.
+_POINTS_BACK = Joined("revision", "points_back")
+
+# A bound on the very amount that changed ("低于这个不卖", "I won't go under that"):
+# the rest says nothing once its amount is gone.
+_BOUNDED_BY_IT = Joined("revision", "bounded_by_it", _ZH_FIRST)
+
+# A clause that only says when a rule applies ("whenever you compare cars for me").
+_CONDITION = Joined("revision", "condition")
+
+# What only makes sense next to the clause before it: "先列待办，*再说别的*", "check
+# the logs first, *then* ping me".
+_THEN = Joined("revision", "then_step", _ZH_FIRST)
+
+# A frame that says when a rule applies, with the rule itself gone: "你以后回复我", "when
+# you answer me".
+_FRAME = Joined("revision", "reply_frame", _ZH_FIRST)
+
+# Why the withdrawn rule was set ("因为我要转给供应商", "because my printer is old"):
+# no rule of its own once the rule is gone.
+_REASON = Joined("revision", "reason", _ZH_FIRST)
+
+# Three or more short items in a row: "with title, author, shelf and due date".
+_ENUMERATION = re.compile(
+    r"(?:[\w'-]+(?: [\w'-]+){0,2}, ){2,}(?:[\w'-]+(?: [\w'-]+){0,2},? )?(?:and|or) [\w'-]+"
+    r"(?: [\w'-]+){0,3}"
+)
+
+
+def _standalone_clauses(old: str, rest: str) -> str | None:
+    """The clauses left of a withdrawn rule that still stand on their own.
+
+    Not an item of a list the withdrawn clause began ("…as a table with title, author,
+    shelf and due date"), not a step sequenced after it ("再说别的"), not the
+    bare frame of the rule ("你以后回复我"), not its reason ("因为我要转给供应商").
+    """
+    sep = "，" if re.search(r"[\u3400-\u9fff]", old) else ", "
+    lists = [m.span() for m in _ENUMERATION.finditer(old)]
+    parts = [p for p in rest.split(sep) if p.strip()]
+    kept: list[str] = []
+    for part in parts:
+        if _REASON.match(part.strip()):
+            break  # what follows a reason explains it too ("因为…，他们那边习惯这样")
+        at = old.find(part)
+        in_list = len(part.split()) <= 3 and any(a <= at and at + len(part) <= b for a, b in lists)
+        before = [c for c in clauses(old[:at]) if c.strip()] if at > 0 else []
+        orphaned = bool(_THEN.match(part)) and bool(before) and before[-1] not in parts
+        if in_list or orphaned or _FRAME.match(part.strip()):
+            continue
+        kept.append(part)
+    return sep.join(kept) or None
 
 
 def fold_previous(ctx: LinkContext, st: Statement, old_value: Value, item: MemoryItem) -> None:
