@@ -51,17 +51,6 @@ _ZH_FIRST = ("zh", "en")
 _VALUE_ONLY_KINDS = REVISABLE_KINDS | {"time"}
 
 
-# "Hold the rehearsals on Wednesday nights then, 7 to 9": "then" closing the clause that
-# decides, as a consequence of news just told (not "back then", "until then").
-_CLAUSE_THEN = Joined("revision", "clause_then")
-
-
-# How things were, told as a story: "Back then the workshops were on Mondays", "以前
-# 我们都是周一开会". Not when it also says how things are now.
-_PAST_FRAME = Joined("revision", "past_frame")
-_NOW = Joined("revision", "now")
-
-
 def _same_day_told_twice(old: MemoryItem, changed: Value, v: Value, st: Statement) -> bool:
     """ "Saturday, June 7": one day told as a weekday and a date. A new day ("Sunday
     the 15th") replaces both; the date left behind would still say the old day."""
@@ -102,10 +91,6 @@ def _quotes_another_old_value(st: Statement, item: MemoryItem) -> bool:
     return not any(v.number in numbers for v in extract_values(item.value)) and not any(
         v.text in item.value for v in quoted
     )
-
-
-def _past_account(text: str) -> bool:
-    return bool(_PAST_FRAME.search(text)) and not _NOW.search(text)
 
 
 def _other_role(st: Statement, item: MemoryItem) -> bool:

@@ -35,11 +35,20 @@ from policies.extract.linking.self_fix import SELF_FIX
 from policies.extract.linking.sole_rival import SOLE_RIVAL
 from policies.extract.linking.value_only import VALUE_ONLY
 from policies.extract.linking.weekday import WEEKDAY
-from policies.extract.revision import _past_account
 from policies.extract.statements import Statement
 from policies.language.values import extract_values
 from policies.memory.slots import comparable
+from policies.rulebook import Joined
 from policies.types import Add, MemoryItem, MemoryOp, Supersede
+
+# How things were, told as a story: "Back then the workshops were on Mondays", "以前
+# 我们都是周一开会". Not when it also says how things are now.
+_PAST_FRAME = Joined("revision", "past_frame")
+_NOW = Joined("revision", "now")
+
+
+def _past_account(text: str) -> bool:
+    return bool(_PAST_FRAME.search(text)) and not _NOW.search(text)
 
 
 def _cued(st: Statement) -> bool:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from policies.extract.linking.context import LinkContext
-from policies.extract.revision import _CLAUSE_THEN
 from policies.extract.rivals import marks_adjustment
 from policies.extract.statements import Statement
 from policies.language.values import Value, extract_values, value_signature
 from policies.memory.slots import different_subjects, same_neighbours
+from policies.rulebook import Joined
 from policies.types import MemoryItem
+
+# "Hold the rehearsals on Wednesday nights then, 7 to 9": "then" closing the clause that
+# decides, as a consequence of news just told (not "back then", "until then").
+_CLAUSE_THEN = Joined("revision", "clause_then")
 
 
 class Weekday:
