@@ -4,20 +4,17 @@ from __future__ import annotations
 
 from policies.extract.linking.context import LinkContext
 from policies.extract.linking.duplicate import DUPLICATE
+from policies.extract.linking.same_measure import (
+    estimate_settled,
+    same_floor,
+    same_rate,
+    same_threshold_rule,
+    settled_pair,
+    shares_split,
+)
 from policies.extract.linking.thresholds import IMPLICIT_MIN
 from policies.extract.recount import recounted_pair, sole_count
-from policies.extract.revision import (
-    _estimate_settled,
-    _other_role,
-    _renamed,
-    _same_floor,
-    _same_named_slot,
-    _same_rate,
-    _same_threshold_rule,
-    _settled_pair,
-    _shares_split,
-    _value_clause_shared,
-)
+from policies.extract.revision import _other_role, _renamed, _same_named_slot, _value_clause_shared
 from policies.extract.statements import Statement
 from policies.language.values import Value, extract_values
 from policies.memory.slots import different_subjects, local_context_match, value_change
@@ -41,14 +38,14 @@ class Implicit:
             if value_change(st.strong_values, extract_values(it.value), precise=True)[0]
             # A floor is often put as the case it is met in ("出到两百九我就签"): a
             # condition that is the rule itself, not another role of the amount.
-            and (not _other_role(st, it) or _same_floor(st, it))
+            and (not _other_role(st, it) or same_floor(st, it))
             and (
                 st.type in RULE_TYPES
                 or it.type not in RULE_TYPES
-                or _same_threshold_rule(st, it)  # "we can go to $14,500 max" is a cap too
-                or _same_rate(st, it)  # "get a gig symmetrical" revises "we need 500 Mbps"
-                or _same_floor(st, it)  # "给到一百八我就租，再低不谈" after "底价185"
-                or _estimate_settled(st, it)  # "最后确认14个队" after "大概16支队"
+                or same_threshold_rule(st, it)  # "we can go to $14,500 max" is a cap too
+                or same_rate(st, it)  # "get a gig symmetrical" revises "we need 500 Mbps"
+                or same_floor(st, it)  # "给到一百八我就租，再低不谈" after "底价185"
+                or estimate_settled(st, it)  # "最后确认14个队" after "大概16支队"
                 # A plan stated as a wish ("opening night Friday March 13") is re-set by a
                 # plain new value next to the same words ("with March 20 as opening night").
                 or (it.type == "preference" and local_context_match(st.text, it.value))
@@ -57,9 +54,9 @@ class Implicit:
         # The only cap (or floor) on the same measure: "最多10万元吧" after "预算不超过8万元"
         # needs no shared word. With two such rules live, the words must decide.
         # So does the only other rate of the same sort ("一周更五条" after "每周发3篇").
-        thresholds = [it for it in pool if _same_threshold_rule(st, it)]
-        rates = [it for it in pool if _same_rate(st, it) or _same_floor(st, it)]
-        splits = [it for it in pool if _shares_split(st, it)]
+        thresholds = [it for it in pool if same_threshold_rule(st, it)]
+        rates = [it for it in pool if same_rate(st, it) or same_floor(st, it)]
+        splits = [it for it in pool if shares_split(st, it)]
         sole = (
             thresholds if len(thresholds) == 1
             else rates if len(rates) == 1
@@ -84,17 +81,17 @@ class Implicit:
             )
             and (st.change > 0 or _value_clause_shared(st, target))
         ) or (
-            _estimate_settled(st, target)
+            estimate_settled(st, target)
             or _same_named_slot(st, target)
-            or _same_threshold_rule(st, target)
-            or _same_rate(st, target)
-            or _same_floor(st, target)
-            or _shares_split(st, target)
+            or same_threshold_rule(st, target)
+            or same_rate(st, target)
+            or same_floor(st, target)
+            or shares_split(st, target)
             or _renamed(st.strong_values, extract_values(target.value))
         )
         if not same_subject or closeness <= 0 or different_subjects(st.text, target.value):
             return ctx.run(DUPLICATE, st)
-        ctx.supersede(target, st, st.text, st.type, pair=_settled_pair(st, target))
+        ctx.supersede(target, st, st.text, st.type, pair=settled_pair(st, target))
         return True
 
 
