@@ -1,10 +1,12 @@
-"""Clues the linkers share (`policies.extract.linking`): thresholds, and predicates on a
-statement and an item ("the same named slot", "a past account", "a rate of the
-same sort"), with the patterns they read.
+"""Which value of a statement revises which value of an item.
 
-The strategies that used to live here as one `Resolver` class are the linking
-chain now; this module keeps what several of them read, so that a clue has one
-definition.
+A new value revises an old one only when the two are about the same thing: the
+same named slot ("budget", "deadline"), a word of the same clause or the same verb
+before both amounts, a title renamed; not a value the statement denies, nor one
+that plays another role (an attribute of another noun, a price on something for
+sale, a case under a condition). And once a value changes, what changes with it:
+the same amount however written, the same day told as a weekday and a date, a
+split restated whole. The linkers of `policies.extract.linking` read these.
 """
 
 from __future__ import annotations
@@ -38,14 +40,13 @@ from policies.memory.slots import (
 from policies.rulebook import Joined
 from policies.types import MemoryItem
 
-# The cue lexicons below are rules of policies/rules/<lang>/revision.yaml, each read as
-# one pattern of both halves; these put the Chinese half first.
-_ZH_FIRST = ("zh", "en")
+# The kinds of value a revision naming no subject may change by the value alone
+# (`value_only`), and whose absence from an item sends a revision there (`explicit`):
+# the revisable kinds, and a clock time.
+VALUE_ONLY_KINDS = REVISABLE_KINDS | {"time"}
 
-_VALUE_ONLY_KINDS = REVISABLE_KINDS | {"time"}
 
-
-def _same_day_told_twice(old: MemoryItem, changed: Value, v: Value, st: Statement) -> bool:
+def same_day_told_twice(old: MemoryItem, changed: Value, v: Value, st: Statement) -> bool:
     """ "Saturday, June 7": one day told as a weekday and a date. A new day ("Sunday
     the 15th") replaces both; the date left behind would still say the old day."""
     if not (changed.kind == v.kind == "date" and (changed.number is None) != (v.number is None)):
@@ -56,21 +57,21 @@ def _same_day_told_twice(old: MemoryItem, changed: Value, v: Value, st: Statemen
     return v.text in near and any(x.kind == "date" for x in st.strong_values)
 
 
-def _asserted(st: Statement) -> tuple[Value, ...]:
+def asserted_values(st: Statement) -> tuple[Value, ...]:
     """The values `st` puts forward, not those it denies ("forget $900 as the catering
     max" puts no $900 forward: it is no new value for another amount)."""
     denied = [t for t in st.contrast if any(ch.isdigit() for ch in t)]
     return tuple(v for v in st.strong_values if not any(v.text in t or t in v.text for t in denied))
 
 
-def _split_restated(st: Statement, old: MemoryItem) -> bool:
+def split_restated(st: Statement, old: MemoryItem) -> bool:
     """Do both the statement and the item give two or more shares (a whole split)?"""
     new = [v for v in st.strong_values if v.kind == "percent"]
     held = [v for v in extract_values(old.value) if v.kind == "percent"]
     return len(new) >= 2 and len(held) >= 2
 
 
-def _quotes_another_old_value(st: Statement, item: MemoryItem) -> bool:
+def quotes_another_old_value(st: Statement, item: MemoryItem) -> bool:
     """The statement quotes the old value it corrects ("系统里记的850…850是去年的价钱",
     "not $950") and `item` does not hold it: the correction is of that value, wherever
     it was said (a one-off, the assistant's table), not of another number of the user's."""
@@ -87,7 +88,7 @@ def _quotes_another_old_value(st: Statement, item: MemoryItem) -> bool:
     )
 
 
-def _other_role(st: Statement, item: MemoryItem) -> bool:
+def plays_other_role(st: Statement, item: MemoryItem) -> bool:
     """Every value `st` could revise in `item` plays another role there or here
     (`policies.language.value_roles`): an attribute of a noun the other never names ("the
     24-hour clock" / "covering 10 hours"), a price on something for sale beside the
@@ -112,7 +113,7 @@ def _other_role(st: Statement, item: MemoryItem) -> bool:
     )
 
 
-def _same_named_slot(st: Statement, item: MemoryItem) -> bool:
+def same_named_slot(st: Statement, item: MemoryItem) -> bool:
     """Both name the same kind of setting ("budget", "deadline", ...) and the statement
     holds a value to replace it with."""
     if item.slot not in NAMED_SLOTS or not st.strong_values:
@@ -120,7 +121,7 @@ def _same_named_slot(st: Statement, item: MemoryItem) -> bool:
     return named_slot(st.text) == item.slot
 
 
-def _near_same_words(st: Statement, item: MemoryItem) -> bool:
+def near_same_words(st: Statement, item: MemoryItem) -> bool:
     """ "挂三百二十万" / "明天在App上挂308万": Chinese one-character words are no terms,
     so the shared verb before the amounts is what ties them."""
     return bool(st.strong_values) and same_amount_verb(st.text, item.value)
@@ -148,14 +149,14 @@ def _clause_terms(text: str, v: Value, back: bool = False) -> set[str]:
     return {t for t, w in weighted_terms(clause).items() if w >= 1}
 
 
-def _value_clause_shared(st: Statement, item: MemoryItem) -> bool:
+def value_clause_shared(st: Statement, item: MemoryItem) -> bool:
     """Said with no change cue, a new value revises an old one only when a word of its
     own clause is also in the old value's clause ("the shop opens at 8am" / "the shop
     opens at 7am"). A word shared from another clause names who or where, not what is
     set: "write check-in from 3pm, Rosa can't clean six rooms in two hours" shares Rosa
     with "Rosa arrives at 7:30", yet a check-in time is no arrival time; "刚跟老陈打完电话，
     …两周内打完" changes none of the hours 老陈 offered."""
-    if _near_same_words(st, item):
+    if near_same_words(st, item):
         return True  # the same one-character verb before both amounts ("挂…万")
     old_values = extract_values(item.value)
     return any(
@@ -169,11 +170,11 @@ def _title_core(v: Value) -> str:
     return re.sub(r"[《》“”\"'「」\s]", "", v.text).casefold()
 
 
-def _title_key(v: Value) -> str:
+def title_key(v: Value) -> str:
     return "\x00title:" + _title_core(v)[:2]
 
 
-def _renamed(new: Sequence[Value], old: Sequence[Value]) -> bool:
+def renamed_title(new: Sequence[Value], old: Sequence[Value]) -> bool:
     """A title that extends or shortens the old one ("《雾港谜案》" after "暂定《雾港》"):
     the same work, renamed."""
     for a in new:
@@ -186,7 +187,7 @@ def _renamed(new: Sequence[Value], old: Sequence[Value]) -> bool:
     return False
 
 
-def _same_amount(a: Value, b: Value) -> bool:
+def same_amount(a: Value, b: Value) -> bool:
     """The same amount or count, however written ("$18k" / "over $18,000")."""
     if a.number is None or a.number != b.number:
         return value_signature(a) == value_signature(b)

@@ -6,11 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from policies.extract.linking.revoking_cue import near_cue
-from policies.extract.revision import (
-    _same_amount,
-    _same_day_told_twice,
-    _split_restated,
-)
+from policies.extract.revision import same_amount, same_day_told_twice, split_restated
 from policies.extract.statements import Statement
 from policies.language.cues import read_cues
 from policies.language.matching import content_terms, opposed, weighted_terms
@@ -92,7 +88,7 @@ def fold_previous(ctx: LinkContext, st: Statement, old_value: Value, item: Memor
             continue
         if op.item.status != "active" or op.item.type == "directive":
             continue
-        if any(_same_amount(v, old_value) for v in extract_values(op.item.value)):
+        if any(same_amount(v, old_value) for v in extract_values(op.item.value)):
             del ctx.ops[k]
             sep = "" if re.search(r"[\u3000-\u9fff]$", op.item.value) else " "
             item.value = op.item.value + sep + item.value
@@ -165,10 +161,10 @@ def keep_rest(ctx: LinkContext, old: MemoryItem, changed: Value, st: Statement) 
     twice = [
         v for v in extract_values(rest or "")
         if (v.kind in REVISABLE_KINDS and same_unit_change(st.strong_values, [v]))
-        or _same_day_told_twice(old, changed, v, st)
+        or same_day_told_twice(old, changed, v, st)
         # A split restated whole ("报价三成、方案七成" after "报价占40%，方案占60%"):
         # every share of it changed, not just the first.
-        or (v.kind == "percent" and _split_restated(st, old))
+        or (v.kind == "percent" and split_restated(st, old))
     ]  # fmt: skip
     if rest is not None and twice:
         rest = without_clause(rest, twice[0])

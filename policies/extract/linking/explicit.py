@@ -7,7 +7,7 @@ from policies.extract.linking.duplicate import confirm_duplicate
 from policies.extract.linking.subjects import shares_only_names, shares_subject
 from policies.extract.linking.thresholds import EXPLICIT_MIN, SUBJECT_ONLY_MIN, VALUE_TARGET_MIN
 from policies.extract.linking.value_only import VALUE_ONLY
-from policies.extract.revision import _VALUE_ONLY_KINDS, _quotes_another_old_value, _same_named_slot
+from policies.extract.revision import VALUE_ONLY_KINDS, quotes_another_old_value, same_named_slot
 from policies.extract.statements import Statement
 from policies.language.matching import opposed
 from policies.language.values import extract_values
@@ -32,11 +32,11 @@ class Explicit:
         target, score = ctx.targets.best(st, ctx.user_items(), with_message=True)
         if target is None or score < EXPLICIT_MIN:
             return False
-        if _quotes_another_old_value(st, target):
+        if quotes_another_old_value(st, target):
             return False
         if st.change < 2 and (
             not value_change(st.strong_values, extract_values(target.value))[0]
-            or (ctx.targets.lexical(st, target) < EXPLICIT_MIN and not _same_named_slot(st, target))
+            or (ctx.targets.lexical(st, target) < EXPLICIT_MIN and not same_named_slot(st, target))
         ):
             return False  # a weak cue needs a changed value *and* the same subject
         if st.change < 2 and not st.correction and different_subjects(st.text, target.value):
@@ -55,7 +55,7 @@ class Explicit:
             and not any(
                 v.kind in REVISABLE_KINDS or v.kind == "time" for v in extract_values(target.value)
             )
-            and not _same_named_slot(st, target)
+            and not same_named_slot(st, target)
             and not opposed(st.text, target.value)
             and ctx.targets.lexical(st, target) < VALUE_TARGET_MIN
         ):
@@ -96,8 +96,8 @@ EXPLICIT = Explicit()
 def _holds_no_such_value(st: Statement, target: MemoryItem) -> bool:
     """The statement brings a date, a time or an amount; the item chosen by its words
     holds no such value at all to revise (a limit on an amount counts as one)."""
-    if not any(v.kind in _VALUE_ONLY_KINDS for v in st.strong_values):
+    if not any(v.kind in VALUE_ONLY_KINDS for v in st.strong_values):
         return False
     return not any(
-        v.kind in _VALUE_ONLY_KINDS or v.kind == "bound" for v in extract_values(target.value)
+        v.kind in VALUE_ONLY_KINDS or v.kind == "bound" for v in extract_values(target.value)
     )

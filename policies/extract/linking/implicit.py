@@ -14,7 +14,12 @@ from policies.extract.linking.same_measure import (
 )
 from policies.extract.linking.thresholds import IMPLICIT_MIN
 from policies.extract.recount import recounted_pair, sole_count
-from policies.extract.revision import _other_role, _renamed, _same_named_slot, _value_clause_shared
+from policies.extract.revision import (
+    plays_other_role,
+    renamed_title,
+    same_named_slot,
+    value_clause_shared,
+)
 from policies.extract.statements import Statement
 from policies.language.values import Value, extract_values
 from policies.memory.slots import different_subjects, local_context_match, value_change
@@ -38,7 +43,7 @@ class Implicit:
             if value_change(st.strong_values, extract_values(it.value), precise=True)[0]
             # A floor is often put as the case it is met in ("出到两百九我就签"): a
             # condition that is the rule itself, not another role of the amount.
-            and (not _other_role(st, it) or same_floor(st, it))
+            and (not plays_other_role(st, it) or same_floor(st, it))
             and (
                 st.type in RULE_TYPES
                 or it.type not in RULE_TYPES
@@ -79,15 +84,15 @@ class Implicit:
                 ctx.targets.lexical(st, target) >= IMPLICIT_MIN
                 or local_context_match(st.text, target.value)
             )
-            and (st.change > 0 or _value_clause_shared(st, target))
+            and (st.change > 0 or value_clause_shared(st, target))
         ) or (
             estimate_settled(st, target)
-            or _same_named_slot(st, target)
+            or same_named_slot(st, target)
             or same_threshold_rule(st, target)
             or same_rate(st, target)
             or same_floor(st, target)
             or shares_split(st, target)
-            or _renamed(st.strong_values, extract_values(target.value))
+            or renamed_title(st.strong_values, extract_values(target.value))
         )
         if not same_subject or closeness <= 0 or different_subjects(st.text, target.value):
             return ctx.run(DUPLICATE, st)
@@ -101,7 +106,7 @@ IMPLICIT = Implicit()
 def _sole_recount(ctx: LinkContext, st: Statement) -> tuple[MemoryItem, tuple[Value, Value]] | None:
     """The item a recount of people replaces (`policies.extract.recount`)."""
     item = sole_count(ctx.user_items(), exclude=st.text)
-    if item is None or _other_role(st, item) or different_subjects(st.text, item.value):
+    if item is None or plays_other_role(st, item) or different_subjects(st.text, item.value):
         return None
     pair = recounted_pair(st.text, st.strong_values, item.value)
     return (item, pair) if pair is not None else None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from policies.extract.linking.context import LinkContext
-from policies.extract.revision import _asserted, _other_role
+from policies.extract.revision import asserted_values, plays_other_role
 from policies.extract.rivals import marks_adjustment, sole_rival_pair
 from policies.extract.statements import Statement
 from policies.memory.slots import different_subjects
@@ -22,10 +22,10 @@ class SoleRival:
             return False  # a choice among options is settled by `policies.extract.choices`
         pool = [
             it for it in ctx.user_items()
-            if it.type != "directive" and not _other_role(st, it)
+            if it.type != "directive" and not plays_other_role(st, it)
             and not different_subjects(st.text, it.value)
         ]  # fmt: skip
-        found = sole_rival_pair(st.text, _asserted(st), pool)
+        found = sole_rival_pair(st.text, asserted_values(st), pool)
         if found is None or found[0].value == st.text:
             return False
         ctx.supersede(found[0], st, st.text, st.type, pair=found[1])

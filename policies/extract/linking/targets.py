@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from policies.extract.linking.subjects import own_words
 from policies.extract.linking.thresholds import LEXICAL_MIN
-from policies.extract.revision import _near_same_words, _renamed, _same_named_slot, _title_key
+from policies.extract.revision import near_same_words, renamed_title, same_named_slot, title_key
 from policies.extract.statements import Statement
 from policies.language.matching import (
     Idf,
@@ -51,7 +51,7 @@ class TargetFinder:
                 self.index.setdefault(term, set()).add(it.id)
             for v in extract_values(it.value):
                 if v.kind == "title":  # a rename shares the title's start, not a word
-                    self.index.setdefault(_title_key(v), set()).add(it.id)
+                    self.index.setdefault(title_key(v), set()).add(it.id)
         self.idf = Idf.from_counts({t: len(ids) for t, ids in self.index.items()}, len(self.live))
         self.message_bag = weighted_terms(own_words(self.message))
 
@@ -88,15 +88,15 @@ class TargetFinder:
         related = self.related(bag) | self.slot_related(st)
         for v in st.strong_values:
             if v.kind == "title":
-                related |= self.index.get(_title_key(v), set())
+                related |= self.index.get(title_key(v), set())
         best: MemoryItem | None = None
         best_score = 0.0
         for rank, item in enumerate(pool):
-            if item.id not in related and not _near_same_words(st, item):
+            if item.id not in related and not near_same_words(st, item):
                 continue
             old_values = extract_values(item.value)
             score = self.lexical(st, item, bag)
-            slot_match = _same_named_slot(st, item)
+            slot_match = same_named_slot(st, item)
             # Sharing a kind of value is not enough to be about the same thing,
             # unless it is the same counted thing ("120人" → "150人") or the same
             # named slot ("stretch to 42k all in" after "budget is $38,000 all in").
@@ -104,8 +104,8 @@ class TargetFinder:
                 score < LEXICAL_MIN
                 and not slot_match
                 and not same_unit_change(st.strong_values, old_values)
-                and not _renamed(st.strong_values, old_values)
-                and not _near_same_words(st, item)
+                and not renamed_title(st.strong_values, old_values)
+                and not near_same_words(st, item)
             ):
                 continue
             if slot_match:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from policies.extract.linking.complete import COMPLETE
 from policies.extract.linking.context import LinkContext
-from policies.extract.revision import _VALUE_ONLY_KINDS, _quotes_another_old_value
+from policies.extract.revision import VALUE_ONLY_KINDS, quotes_another_old_value
 from policies.extract.statements import Statement
 from policies.language.values import extract_values
 from policies.memory.slots import different_subjects, value_change
@@ -26,7 +26,7 @@ class ValueOnly:
         # to 7am"): it names the one time said before, whatever words went with it.
         revisable = [
             v for v in st.strong_values
-            if v.kind in _VALUE_ONLY_KINDS and (v.number is not None or v.kind == "title")
+            if v.kind in VALUE_ONLY_KINDS and (v.number is not None or v.kind == "title")
         ]  # fmt: skip
         if not revisable:
             return False
@@ -47,7 +47,7 @@ class ValueOnly:
                 changed
                 and closeness >= 0.5
                 and not different_subjects(st.text, it.value)
-                and not _quotes_another_old_value(st, it)
+                and not quotes_another_old_value(st, it)
             ):
                 pool.append(it)
         if not pool:
