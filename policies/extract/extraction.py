@@ -91,7 +91,7 @@ class RuleExtractor:
         ops += relative.ops
         if not ops:
             return Extraction("irrelevant", reason="nothing new")
-        return Extraction(_operation(ops), tuple(ops), reason=_reason(ops))
+        return Extraction(operation_of(ops), tuple(ops), reason=_reason(ops))
 
 
 def _restated_values(
@@ -217,7 +217,9 @@ def _challenger(pending: MemoryItem, live: list[MemoryItem]) -> MemoryItem | Non
     return None
 
 
-def _operation(ops: list[MemoryOp]) -> Operation:
+def operation_of(ops: list[MemoryOp]) -> Operation:
+    """What a message's ops amount to, as one operation: the strongest change among
+    them (an update, then a revoke, then an add), else a confirmation."""
     if any(isinstance(op, Supersede | Conflict) for op in ops):
         return "update"
     if any(isinstance(op, Revoke) for op in ops):

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from policies.extract.extraction import _operation
+from policies.extract.extraction import operation_of
 from policies.extract.linking.context import reason
 from policies.language.matching import key_terms
 from policies.language.segment import replaced_text
@@ -181,7 +181,7 @@ def apply_verdicts(
     if not decided:
         return extraction, []
     flat = [op for group in ops for op in group]
-    applied = Extraction(_operation(flat), tuple(flat), _reason(extraction.reason, decided))
+    applied = Extraction(operation_of(flat), tuple(flat), _reason(extraction.reason, decided))
     return applied, decided
 
 
