@@ -245,7 +245,7 @@ async def _records(app: Any, request_ids: list[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def _free_socket() -> socket.socket:
+def free_socket() -> socket.socket:
     # proto=IPPROTO_TCP so asyncio sets TCP_NODELAY on accepted connections;
     # without it every response waits ~40 ms for the peer's delayed ACK.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -323,7 +323,7 @@ def _eval_settings(
 @asynccontextmanager
 async def _served(app: Any) -> AsyncIterator[int]:
     """Serve `app` on a free local port (yielded) until the block ends."""
-    sock = _free_socket()
+    sock = free_socket()
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
     serving = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:

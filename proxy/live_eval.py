@@ -35,7 +35,7 @@ from proxy.chat_request import message_text
 from proxy.config import ModelEntry, ServerSettings, Settings
 from proxy.evaluation import (
     Scenario,
-    _free_socket,
+    free_socket,
     history_requests,
     load_scenarios,
     scripted_responder,
@@ -118,7 +118,7 @@ class LiveOutcome:
 async def serving(settings: Settings) -> AsyncIterator[tuple[httpx.AsyncClient, Any]]:
     """The proxy on a free loopback port, and a client for it."""
     app = create_app(settings)
-    sock = _free_socket()
+    sock = free_socket()
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:

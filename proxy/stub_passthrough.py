@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 if TYPE_CHECKING:
-    from proxy.stub_upstream import _Recorder
+    from proxy.stub_upstream import Recorder
 
 STUB_FLAG_WORD = "stubflagged"
 # The smallest valid PNG (1x1, transparent): what every image route answers.
@@ -72,7 +72,7 @@ class StubFiles:
 class _Routes:
     """Routes recorded, and faulted, like the stub's chat route."""
 
-    def __init__(self, recorder: _Recorder) -> None:
+    def __init__(self, recorder: Recorder) -> None:
         self.recorder = recorder
         self.store = recorder.state.files
 
@@ -278,10 +278,10 @@ class BatchRoutes(_Routes):
 
 
 def _text_usage(prompts: list[str], texts: list[str]) -> dict[str, int]:
-    from proxy.stub_upstream import _counter
+    from proxy.stub_upstream import stub_token_counter
 
-    prompt = max(1, sum(_counter()(p) for p in prompts))
-    completion = max(1, sum(_counter()(t) for t in texts))
+    prompt = max(1, sum(stub_token_counter()(p) for p in prompts))
+    completion = max(1, sum(stub_token_counter()(t) for t in texts))
     return {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
@@ -305,7 +305,7 @@ async def _completion_chunks(
     yield b"data: [DONE]\n\n"
 
 
-def passthrough_routes(recorder: _Recorder) -> list[Route]:
+def passthrough_routes(recorder: Recorder) -> list[Route]:
     """The routes, under `/v1` (litellm's `api_base` for OpenAI-compatible servers)."""
     m, f, b = ModelRoutes(recorder), FileRoutes(recorder), BatchRoutes(recorder)
     table: list[tuple[str, Any, list[str]]] = [

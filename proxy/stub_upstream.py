@@ -125,7 +125,7 @@ def _default_reply(body: dict[str, Any]) -> Reply:
 
 
 @functools.cache
-def _counter() -> TokenCounter:
+def stub_token_counter() -> TokenCounter:
     """Built on first use: tiktoken loads its BPE file then, not at import."""
     return TokenCounter("cl100k_base")
 
@@ -171,7 +171,7 @@ class PromptCache:
         """Tokens of this prompt a provider serves from its cache (0 for a fresh
         prompt or one under the rule's minimum; else the shared prefix rounded down
         to the rule's blocks); then the prompt is cached for the next ones."""
-        count = count or _counter()
+        count = count or stub_token_counter()
         # Python's own hash of (previous key, text): one C pass over each text (a
         # 64-bit collision would only misreport a test's cached tokens).
         keys, key = [], hash(model)
@@ -215,9 +215,9 @@ def _usage(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     """Usage counted as a provider would (cl100k, 4 tokens of framing per
     message), so costs computed from it compare fairly across prompts."""
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
-    prompt = sum(_counter()(_text(m.get("content") or "")) + 4 for m in messages)
+    prompt = sum(stub_token_counter()(_text(m.get("content") or "")) + 4 for m in messages)
     answer = reply if reply.get("tool_calls") else reply.get("content") or ""
-    completion = _counter()(_text(answer))
+    completion = stub_token_counter()(_text(answer))
     return {
         "prompt_tokens": max(1, prompt),
         "completion_tokens": max(1, completion),
@@ -282,7 +282,7 @@ def _embedding_inputs(body: dict[str, Any]) -> list[str] | None:
     if all(isinstance(v, str) for v in value):
         return list(value)
     if all(isinstance(v, list) and all(isinstance(t, int) for t in v) for v in value):
-        return [_counter().decode(tokens) for tokens in value]
+        return [stub_token_counter().decode(tokens) for tokens in value]
     return None
 
 
@@ -320,7 +320,7 @@ async def _body_of(request: Request, raw: bytes) -> dict[str, Any]:
     return parsed
 
 
-class _Recorder:
+class Recorder:
     """Every request recorded, and the injected fault it takes (`StubState`)."""
 
     def __init__(self, state: StubState) -> None:
@@ -365,7 +365,7 @@ class _Recorder:
 class _ChatRoutes:
     """Chat completions (streamed or not), Anthropic's Messages, the model list."""
 
-    def __init__(self, recorder: _Recorder) -> None:
+    def __init__(self, recorder: Recorder) -> None:
         self.recorder = recorder
         self.state = recorder.state
 
@@ -498,7 +498,7 @@ class _ChatRoutes:
 class _EmbeddingRoutes:
     """Embeddings that carry real similarity (`embed_text`)."""
 
-    def __init__(self, recorder: _Recorder) -> None:
+    def __init__(self, recorder: Recorder) -> None:
         self.recorder = recorder
 
     async def embeddings(self, request: Request) -> Response:
@@ -519,7 +519,7 @@ class _EmbeddingRoutes:
                 base64.b64encode(array("f", vector).tobytes()).decode() if as_base64 else vector
             )
             data.append({"object": "embedding", "index": index, "embedding": encoded})
-        tokens = max(1, sum(_counter()(text) for text in texts))
+        tokens = max(1, sum(stub_token_counter()(text) for text in texts))
         return JSONResponse(
             {
                 "object": "list",
@@ -531,7 +531,7 @@ class _EmbeddingRoutes:
 
 
 def build_stub_app(state: StubState) -> Starlette:
-    recorder = _Recorder(state)
+    recorder = Recorder(state)
     chat, embeddings = _ChatRoutes(recorder), _EmbeddingRoutes(recorder)
     return Starlette(
         routes=[

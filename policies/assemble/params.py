@@ -45,7 +45,7 @@ class RecallParams(BaseModel):
     exchanges: bool = True
 
 
-class _LayeredParams(_CacheParams):
+class LayeredParams(_CacheParams):
     # Compaction in steps (DESIGN "Prompt caching"): the recent window keeps
     # every turn since the last compaction until it would exceed this share
     # of its room (high-water mark); then its oldest turns are summarised
@@ -78,14 +78,14 @@ class WindowParams(_CacheParams):
     pass
 
 
-class SummaryBufferParams(_LayeredParams):
+class SummaryBufferParams(LayeredParams):
     # Most of the history budget the rolling summary may take: with no item
     # memory, the summary is what carries the older requirements.
     summary_share: float = Field(default=0.45, ge=0, le=1)
     recall_share: float = Field(default=0.2, ge=0, le=1)
 
 
-class FullParams(_LayeredParams):
+class FullParams(LayeredParams):
     # Frozen, so one shared default instance is safe.
     scoring: ScoringParams = ScoringParams()
     memory_share: float = Field(default=0.4, ge=0, le=1)  # anchors + working memory

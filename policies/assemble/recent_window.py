@@ -17,7 +17,7 @@ from policies.assemble.budget import (
     is_forwardable,
     select_recent_groups,
 )
-from policies.assemble.params import _LayeredParams
+from policies.assemble.params import LayeredParams
 from policies.types import Turn
 
 
@@ -32,7 +32,7 @@ def recent_window(
     inp: AssemblyInput,
     groups: list[list[Turn]],
     room: int,
-    p: _LayeredParams,
+    p: LayeredParams,
     extra: Sequence[int] | None = None,
 ) -> tuple[RecentWindow, int | None]:
     """Every group since the last compaction while they fit; else compact.
@@ -57,7 +57,7 @@ def recent_window(
 
 
 def over_high_water(
-    groups: Sequence[Sequence[Turn]], with_notes: Sequence[int], room: int, p: _LayeredParams
+    groups: Sequence[Sequence[Turn]], with_notes: Sequence[int], room: int, p: LayeredParams
 ) -> int:
     """Tokens by which the recent turns and their notes exceed the high-water mark."""
     total = sum(group_tokens(g) for g in groups if is_forwardable(g)) + sum(with_notes)

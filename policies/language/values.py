@@ -239,7 +239,7 @@ def _en_number(word: str) -> float | None:
     return float(total)
 
 
-def _read_number(text: str, scaled: bool = False) -> float | None:
+def read_number(text: str, scaled: bool = False) -> float | None:
     """The first number in `text`; `scaled` applies 万/k/m multipliers (amounts)."""
     m = re.search(r"\d+(?:,\d{3})*(?:\.\d+)?", text)
     if m:
@@ -285,12 +285,12 @@ def _per_week(text: str) -> float | None:
     if _EVERY_SECOND.search(low):
         period *= 2
     elif every and not re.search(r"(?:每|every\s?)(?:\d+|[一两二三四五六七八九十]+)次", low):
-        n = _read_number(every.group(1))
+        n = read_number(every.group(1))
         period *= n or 1
     count = 1.0
     m = _COUNT_IN_PERIOD.search(low)
     if m:
-        count = _read_number(m.group(1) or m.group(2)) or 1.0
+        count = read_number(m.group(1) or m.group(2)) or 1.0
     elif "twice" in low:
         count = 2.0
     elif "three times" in low:
@@ -643,13 +643,13 @@ def extract_values(text: str) -> tuple[Value, ...]:
             elif kind in ("id", "title"):
                 number = None
             else:
-                number = _read_number(raw, kind in ("money", "bound"))
+                number = read_number(raw, kind in ("money", "bound"))
             if kind == "money" and raw.lower().endswith("grand") and number is not None:
                 number *= 1_000
             if kind == "percent":
                 number = _percent_number(raw, number)
             if kind == "grade":
-                number = _read_number(raw) or _zh_number(raw[-1:])
+                number = read_number(raw) or _zh_number(raw[-1:])
             if kind in ("qty", "bound") and _DATA_RATE.search(raw):
                 number = (number or 1.0) * (1000 if _GIGA.search(raw) else 1)
             if kind == "bound":

@@ -31,7 +31,7 @@ from starlette.datastructures import UploadFile
 
 from proxy.config import Settings
 from proxy.errors import ProxyError
-from proxy.http.routes import _parse_json, _read_body
+from proxy.http.routes import parse_json, read_body
 from proxy.http.services import Services
 from proxy.ids import new_id
 from proxy.upstream_wire import RoutedStream, Target
@@ -179,7 +179,7 @@ async def _fields(request: Request, spec: PassRoute, settings: Settings) -> dict
     for key, value in request.query_params.items():
         fields[key] = int(value) if key in _INTEGER_QUERY and value.isdigit() else value
     if spec.body != "none":
-        raw = await _read_body(request, settings.server.max_body_bytes)
+        raw = await read_body(request, settings.server.max_body_bytes)
         if spec.body == "form":
             kind = request.headers.get("content-type", "")
             if not kind.startswith("multipart/form-data"):
@@ -190,7 +190,7 @@ async def _fields(request: Request, spec: PassRoute, settings: Settings) -> dict
                 )
             fields.update(await _form_fields(request, raw))
         else:
-            body = _parse_json(raw)
+            body = parse_json(raw)
             if not isinstance(body, dict):
                 raise ProxyError(400, "request body must be a JSON object", code="invalid_json")
             fields.update(body)

@@ -31,7 +31,7 @@ _MEMORY_HEADERS = (
 )
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
+async def read_body(request: Request, limit: int) -> bytes:
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
         raise ProxyError(
@@ -48,7 +48,7 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _parse_json(raw: bytes) -> Any:
+def parse_json(raw: bytes) -> Any:
     if not raw:
         raise ProxyError(400, "request body is empty; expected a JSON object", code="invalid_json")
     try:
@@ -72,7 +72,7 @@ def _parse_json(raw: bytes) -> Any:
         ) from None
 
 
-def _memory_headers(request: Request, limit: int) -> dict[str, str | None]:
+def memory_headers(request: Request, limit: int) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for name in _MEMORY_HEADERS:
         value = request.headers.get(name)
@@ -137,9 +137,9 @@ async def chat_completions(request: Request) -> Response:
     request_id = new_id()
     try:
         tenant = services.auth.tenant(request.headers.get("authorization"))
-        raw = await _read_body(request, settings.server.max_body_bytes)
-        headers = _memory_headers(request, settings.server.max_header_bytes)
-        body = _parse_json(raw)
+        raw = await read_body(request, settings.server.max_body_bytes)
+        headers = memory_headers(request, settings.server.max_header_bytes)
+        body = parse_json(raw)
         req, plan = await prepare_chat(services, request_id, tenant, headers, body)
     except ProxyError as exc:
         return exc.response({"X-Memory-Request-Id": request_id})

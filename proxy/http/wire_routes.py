@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse, Response
 
 from policies.assemble.budget import message_tokens
 from proxy.errors import ProxyError
-from proxy.http.routes import _memory_headers, _parse_json, _read_body, prepare_chat
+from proxy.http.routes import memory_headers, parse_json, prepare_chat, read_body
 from proxy.http.services import Services
 from proxy.http.wire_openapi import MESSAGES_OPENAPI, RESPONSES_OPENAPI
 from proxy.ids import new_id
@@ -57,7 +57,7 @@ async def _run(
     wire: WireFormat,
 ) -> Response:
     """The chat pipeline on an already translated body; errors are the caller's to shape."""
-    headers = _memory_headers(request, services.settings.server.max_header_bytes)
+    headers = memory_headers(request, services.settings.server.max_header_bytes)
     req, plan = await prepare_chat(services, request_id, tenant, headers, body)
     if req.stream:
         return await services.pipeline.stream(plan, wire)
@@ -74,7 +74,7 @@ async def create_response(request: Request) -> Response:
     request_id = new_id()
     try:
         tenant = services.auth.tenant(request.headers.get("authorization"))
-        body = _parse_json(await _read_body(request, services.settings.server.max_body_bytes))
+        body = parse_json(await read_body(request, services.settings.server.max_body_bytes))
         if not isinstance(body, dict):
             raise ProxyError(400, "request body must be a JSON object", code="invalid_json")
         model = body.get("model")
@@ -152,7 +152,7 @@ def _anthropic_tenant(services: Services, request: Request) -> str:
 async def _anthropic_body(request: Request, services: Services) -> tuple[str, dict[str, Any], bool]:
     """(tenant, body, whether the model is Anthropic-family)."""
     tenant = _anthropic_tenant(services, request)
-    body = _parse_json(await _read_body(request, services.settings.server.max_body_bytes))
+    body = parse_json(await read_body(request, services.settings.server.max_body_bytes))
     model = body.get("model") if isinstance(body, dict) else None
     anthropic = False
     if isinstance(model, str) and model:

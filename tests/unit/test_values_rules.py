@@ -18,8 +18,8 @@ from policies.rulebook import fragment, rules
 def test_number_words_are_only_data() -> None:
     for name in ("_EN_WORD_NUM", "_EN_BELOW_100", "_ZH_NUM"):
         assert not hasattr(values, name)
-    assert values._read_number("about forty-two") == 42
-    assert values._read_number("大约三百二十") == 320
+    assert values.read_number("about forty-two") == 42
+    assert values.read_number("大约三百二十") == 320
 
 
 def test_relative_rules_include_the_number_words() -> None:

@@ -28,7 +28,7 @@ from policies.assemble.item_lines import render_item_line
 from policies.assemble.layered.memory_block import MemoryQuery
 from policies.assemble.layered.replay import plan_replay
 from policies.assemble.layered.working_memory import MemoryPlan, plan_memory
-from policies.assemble.params import FullParams, _LayeredParams
+from policies.assemble.params import FullParams, LayeredParams
 from policies.assemble.placed import (
     PLACEABLE,
     delta_notes_hold,
@@ -55,7 +55,7 @@ from policies.types import (
 
 
 def assemble_layered(
-    inp: AssemblyInput, p: _LayeredParams, full: FullParams | None
+    inp: AssemblyInput, p: LayeredParams, full: FullParams | None
 ) -> AssembledContext:
     """Summary presets: (memory +) summary + recalled + recent, compacting in steps.
 
@@ -116,7 +116,7 @@ class _MemoryPart:
 
 def _memory_part(
     inp: AssemblyInput,
-    p: _LayeredParams,
+    p: LayeredParams,
     full: FullParams | None,
     query: frozenset[str],
     query_text: str,
@@ -172,7 +172,7 @@ class _SummaryPart:
 
 def _summary_part(
     inp: AssemblyInput,
-    p: _LayeredParams,
+    p: LayeredParams,
     plan: MemoryPlan | None,
     room: int,
     history_budget: int,
@@ -206,7 +206,7 @@ def _text_summary(inp: AssemblyInput, cap: int) -> Generated:
 
 def _recall_part(
     inp: AssemblyInput,
-    p: _LayeredParams,
+    p: LayeredParams,
     query: frozenset[str],
     room: int,
     cap: int,
@@ -236,7 +236,7 @@ def _recall_part(
 
 def _layered_once(
     inp: AssemblyInput,
-    p: _LayeredParams,
+    p: LayeredParams,
     full: FullParams | None,
     stale: StaleFilter | None,
     placed: Sequence[PlacedNote],

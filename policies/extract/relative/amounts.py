@@ -16,7 +16,7 @@ from dataclasses import dataclass
 # number words), reused so that both read "两千五" and "ninety-five" alike. The amount
 # fragments (money, percent, duration, classifier) are data: policies/rules/<lang>/relative.yaml,
 # composed from values.yaml's number words.
-from policies.language.values import _read_number
+from policies.language.values import read_number
 from policies.rulebook import Joined
 
 # Is an English amount money ("$300", "two grand"), and does it end in a unit of time.
@@ -79,7 +79,7 @@ def _number(text: str) -> float | None:
         return 2.0
     if re.match(r"an?\b", low):
         return 1.0
-    n = _read_number(text, scaled=True)
+    n = read_number(text, scaled=True)
     if n is not None and re.search(r"\d\s?千", text):
         n *= 1000
     if n is not None and re.search(r"\bgrand\b", low):
