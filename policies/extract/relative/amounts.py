@@ -21,10 +21,10 @@ from policies.rulebook import Joined
 
 # Is an English amount money ("$300", "two grand"), and does it end in a unit of time.
 _EN_MONEY = Joined("relative", "money_amount")
-_EN_DUR_UNIT_END = Joined("relative", "duration_unit_end")
+EN_DUR_UNIT_END = Joined("relative", "duration_unit_end")
 
 # Particles and fillers that end a Chinese counted noun ("再加两个吧").
-_ZH_PARTICLES = Joined("relative", "particles")
+ZH_PARTICLES = Joined("relative", "particles")
 
 # Counted nouns that are talk, not quantities ("two more questions", "one more thing").
 _TALK_NOUNS = frozenset(
@@ -33,7 +33,7 @@ _TALK_NOUNS = frozenset(
     "reminders favour favor favours favors minute second try look word words rule rules change "
     "changes request requests update updates correction corrections thought thoughts".split()
 )
-_ZH_TALK_NOUNS = ("问题", "事", "点", "句", "下", "遍", "次机会")
+ZH_TALK_NOUNS = ("问题", "事", "点", "句", "下", "遍", "次机会")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +51,7 @@ class Change:
     cls: str = ""  # a Chinese classifier that says what is counted ("箱", "桌"); not 个/名/位
 
 
-def _stem(word: str) -> str:
+def singular(word: str) -> str:
     word = word.lower()
     for suffix in ("ies", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -59,7 +59,7 @@ def _stem(word: str) -> str:
     return word
 
 
-def _currency(text: str) -> str:
+def currency_of(text: str) -> str:
     low = text.lower()
     for unit, marks in (
         ("usd", ("$", "dollar", "buck")), ("eur", ("€", "euro")), ("gbp", ("£", "pound", "quid")),
@@ -70,7 +70,7 @@ def _currency(text: str) -> str:
     return "?"
 
 
-def _number(text: str) -> float | None:
+def amount_number(text: str) -> float | None:
     """The number an amount says: "$1.5k" 1,500, "两千" 2,000, "half an hour" 0.5, "a week" 1."""
     low = text.lower().strip()
     if low.startswith("half") or low.startswith("半"):
@@ -89,7 +89,7 @@ def _number(text: str) -> float | None:
 
 _EN_DURATION_MINUTES = {"minute": 1, "min": 1, "hour": 60, "hr": 60}
 _EN_DURATION_DAYS = {"day": 1, "week": 7}
-_ZH_DURATION = {
+ZH_DURATION = {
     "分钟": ("minutes", 1), "个小时": ("minutes", 60), "小时": ("minutes", 60),
     "个钟头": ("minutes", 60), "钟头": ("minutes", 60), "天": ("days", 1), "日": ("days", 1),
     "个星期": ("days", 7), "星期": ("days", 7), "礼拜": ("days", 7), "周": ("days", 7),
@@ -97,21 +97,21 @@ _ZH_DURATION = {
 }  # fmt: skip
 
 
-def _en_amount(amount: str, noun: str) -> tuple[float, str, str] | None:
+def en_amount(amount: str, noun: str) -> tuple[float, str, str] | None:
     """(number, measure, unit) of an English amount and the noun after it."""
     low = amount.lower()
-    n = _number(amount)
+    n = amount_number(amount)
     if n is None:
         return None
     if _EN_MONEY.search(amount) and _EN_MONEY.compiled.fullmatch(amount):
-        return n, "money", _currency(amount)
+        return n, "money", currency_of(amount)
     if re.search(r"points?$", low):
         return n, "points", "%"
     if re.search(r"%|percent", low):
         return n, "percent", "%"
-    unit = _EN_DUR_UNIT_END.search(low)
+    unit = EN_DUR_UNIT_END.search(low)
     if unit:
-        word = _stem(unit.group(0)).rstrip("s")
+        word = singular(unit.group(0)).rstrip("s")
         if word in _EN_DURATION_MINUTES:
             return n * _EN_DURATION_MINUTES[word], "minutes", ""
         if word in _EN_DURATION_DAYS:
@@ -120,4 +120,4 @@ def _en_amount(amount: str, noun: str) -> tuple[float, str, str] | None:
     if noun in _TALK_NOUNS:
         return None
     # "two more" counts whatever the topic names; "two more guards" counts guards
-    return n, ("count" if noun else "number"), _stem(noun) if noun else ""
+    return n, ("count" if noun else "number"), singular(noun) if noun else ""

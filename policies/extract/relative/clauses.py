@@ -24,7 +24,7 @@ _CLAUSE = re.compile(
 )
 
 
-def _clause_at(text: str, start: int, end: int) -> str:
+def clause_at(text: str, start: int, end: int) -> str:
     lo = max((m.end() for m in _CLAUSE.finditer(text, 0, start)), default=0)
     hi = _CLAUSE.search(text, end)
     return text[lo : hi.start() if hi else len(text)]
@@ -34,7 +34,7 @@ def _clause_at(text: str, start: int, end: int) -> str:
 _DERIVATION = re.compile(r"\s?[(（][^()（）]*[:：]\s?[\"“][^\"”]*[\"”][)）]\s*$")
 
 
-def _own(value: str) -> str:
+def own_text(value: str) -> str:
     """An item's own words, without the derivation it may carry (a prefix of `value`)."""
     m = _DERIVATION.search(value)
     return value[: m.start()] if m else value
@@ -43,7 +43,7 @@ def _own(value: str) -> str:
 _QUOTE_CLAUSE = re.compile(r"[，,;；:：]\s*")
 
 
-def _quote(change: Change) -> str:
+def change_quote(change: Change) -> str:
     """The words that made the change, short: the clause holding the cue ("let's allow
     two more than I said", "首播往后推一周吧"), or the cue alone when that clause is long."""
     s = change.sentence
@@ -60,14 +60,14 @@ _CLAUSE_END = re.compile(
     rf"[，；;、]\s*|{_NOT_AFTER_WEEKDAY},(?!\d{{3}}\b)\s*|\s+(?:and|but)\s+|[。.!?！？]\s*$",
     re.IGNORECASE,
 )
-_LEADING_LINK = Joined("relative", "leading_link")
+LEADING_LINK = Joined("relative", "leading_link")
 
 
-def _clause_span(text: str, start: int, end: int) -> tuple[int, int]:
+def clause_span(text: str, start: int, end: int) -> tuple[int, int]:
     lo = max((m.end() for m in _CLAUSE_END.finditer(text, 0, start)), default=0)
     hi = _CLAUSE_END.search(text, end)
     return lo, hi.start() if hi else len(text)
 
 
-def _norm(text: str) -> str:
+def unpunctuated(text: str) -> str:
     return re.sub(r"[\s，。,.!?！？；;：:]+", "", text)

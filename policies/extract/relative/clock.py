@@ -17,7 +17,7 @@ _CLOCK = re.compile(
 _ZH_HALF = {"早上": 0, "上午": 0, "凌晨": 0, "中午": 12, "下午": 12, "晚上": 12}
 
 
-def _shift_clock(text: str, minutes: float) -> str | None:
+def shift_clock(text: str, minutes: float) -> str | None:
     """Every clock time in `text` moved by `minutes` ("10am to 8pm" +120 → "12pm to 10pm")."""
     out, last, moved = [], 0, 0
     for m in _CLOCK.finditer(text):

@@ -26,7 +26,7 @@ _MONTH_NAMES = (
 ).split()
 
 
-def _parse_date(text: str) -> dt.date | None:
+def parse_date(text: str) -> dt.date | None:
     try:
         m = _ISO_DATE.search(text)
         if m:
@@ -44,8 +44,8 @@ def _parse_date(text: str) -> dt.date | None:
     return None
 
 
-def _shift_date(text: str, change: Change) -> str | None:
-    date = _parse_date(text)
+def shift_date(text: str, change: Change) -> str | None:
+    date = parse_date(text)
     if date is None:
         return None
     if change.measure == "months":

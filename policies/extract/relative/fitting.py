@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import re
 
-from policies.extract.relative.amounts import _ZH_PARTICLES, Change, _stem
-from policies.extract.relative.clauses import _LEADING_LINK, _clause_span
+from policies.extract.relative.amounts import ZH_PARTICLES, Change, singular
+from policies.extract.relative.clauses import LEADING_LINK, clause_span
 from policies.extract.relative.held import Held
 from policies.language.text import terms
 from policies.rulebook import Joined
 
 # Words around a change that say what kind of change it is, not what it changes.
-_CUE_WORDS = frozenset(
+CUE_WORDS = frozenset(
     "add adding another extra additional more fewer less allow allowing raise increase bump "
     "boost lift cut reduce lower drop trim decrease shrink knock shave slash take remove push "
     "move slide shift delay postpone pull bring later earlier sooner back forward whole said "
@@ -27,17 +27,17 @@ _CUE_WORDS = frozenset(
 
 def _bag(text: str) -> set[str]:
     """Terms of `text`, English ones stemmed ("lights" meets "light")."""
-    return {_stem(t) if t.isascii() else t for t in terms(text)} - _CUE_WORDS
+    return {singular(t) if t.isascii() else t for t in terms(text)} - CUE_WORDS
 
 
-def _topic(sentence: str, change: Change) -> set[str]:
+def topic_terms(sentence: str, change: Change) -> set[str]:
     """What the sentence names besides the change itself ("cut the venue quote by 10%":
     venue, quote): its words without the cue words and the amount."""
     text = sentence.replace(change.amount_text, " ", 1)
     return {t for t in _bag(text) if not re.fullmatch(r"[\d.,%]+", t)}
 
 
-def _fits_measure(change: Change, held: Held) -> bool:
+def fits_measure(change: Change, held: Held) -> bool:
     if change.measure == "count":
         return held.measure == "count"
     if change.measure == "number":
@@ -60,14 +60,14 @@ _FUNCTION_WORDS = frozenset("to of a an the per for in on at and or by from with
 _MEASURE_UNITS = frozenset(("斤", "公斤", "千克", "成", "%"))
 
 
-def _counted_words(window: str) -> list[str]:
+def counted_words(window: str) -> list[str]:
     """The first words after a number, up to a function word: "security guards",
     "fish total", not "to a case"."""
     out: list[str] = []
     for word in re.findall(r"[a-z][a-z-]*", window.lower())[:3]:
         if word in _FUNCTION_WORDS:
             break
-        out.append(_stem(word))
+        out.append(singular(word))
     return out[:2]
 
 
@@ -91,7 +91,7 @@ def _room_for(change: Change, held: Held, clause: str) -> bool:
         return False
     if re.search(r"[\u4e00-\u9fff]", held.window):
         return bool(held.window.strip())
-    return bool(_counted_words(held.window))
+    return bool(counted_words(held.window))
 
 
 def _noun_matches(change: Change, held: Held) -> bool:
@@ -101,7 +101,7 @@ def _noun_matches(change: Change, held: Held) -> bool:
             return unit in held.window or (len(unit) >= 2 and unit[:2] in held.window)
         # "少订20箱" after "订了40箱": the classifier says what, when no noun does
         return held.window.startswith(change.cls)
-    return unit in _counted_words(held.window)
+    return unit in counted_words(held.window)
 
 
 # Words before a Chinese change that are not what it changes: "我们再加两个", "那就少一个".
@@ -113,7 +113,7 @@ def _zh_label(change: Change) -> str:
     """What a Chinese change names right before its cue, as a list's item names its
     count: "红的再加三个" → 红, "备用的减一个" → 备用 ("" when it names nothing)."""
     s = change.sentence
-    lo, _ = _clause_span(s, change.start, change.end)
+    lo, _ = clause_span(s, change.start, change.end)
     label = _ZH_LABEL_END.sub("", s[lo : change.start].strip())
     label = re.sub(r"^(?:那|把|给|让|将)", "", label)
     if not re.fullmatch(r"[\u4e00-\u9fff]{1,4}", label) or _ZH_LABEL_STOP.match(label):
@@ -127,21 +127,21 @@ def _labels_match(change: Change, held: Held) -> bool:
     label = _zh_label(change)
     if not label or not held.owner:
         return False
-    lo, _ = _clause_span(held.owner, held.start, held.end)
+    lo, _ = clause_span(held.owner, held.start, held.end)
     return held.owner[lo : held.start].endswith(label)
 
 
 def _partitive(held: Held, topic: set[str]) -> bool:
     """ "20 cases of the run" is a share of the run: adding to the run changes its total."""
     m = re.search(r"\bof (?:the|our|this|that|my) ([a-z]+)", held.window.lower())
-    if m and _stem(m.group(1)) in topic:
+    if m and singular(m.group(1)) in topic:
         return True
     return bool(re.match(r"[^，。,.]{0,6}(?:中的|里的|其中)", held.window))
 
 
-def _level(change: Change, held: Held, clause: str, now: set[str], before: set[str]) -> float:
+def fit_level(change: Change, held: Held, clause: str, now: set[str], before: set[str]) -> float:
     """How well `held` fits `change`: 0 (not at all) .. 4 (the named noun)."""
-    if not _fits_measure(change, held) or _partitive(held, now):
+    if not fits_measure(change, held) or _partitive(held, now):
         return 0.0
     if held.measure == "count":
         if _names_what(change):
@@ -154,10 +154,10 @@ def _level(change: Change, held: Held, clause: str, now: set[str], before: set[s
             return 0.0
         if re.search(r"[\u4e00-\u9fff]", held.window):
             # the noun after the classifier: "名保安" counts 保安
-            noun = _ZH_PARTICLES.sub("", held.window.lstrip(held.window[:1]))
+            noun = ZH_PARTICLES.sub("", held.window.lstrip(held.window[:1]))
             window = _bag(noun) | ({noun} if len(noun) == 1 else set())
         else:
-            window = set(_counted_words(held.window))
+            window = set(counted_words(held.window))
         if window & now:
             return 3.0
         if window & before:
@@ -169,7 +169,7 @@ def _level(change: Change, held: Held, clause: str, now: set[str], before: set[s
         return 1.0
     if (
         held.measure == "date"
-        and _GENERIC_DATE.match(_LEADING_LINK.sub("", clause.strip()))
+        and _GENERIC_DATE.match(LEADING_LINK.sub("", clause.strip()))
         and not _HAPPENED.search(change.sentence[change.start : change.end + 2])
         and not _HAPPENED_EN.search(change.sentence)
     ):

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from policies.extract.relative.amounts import _currency, _number
-from policies.extract.relative.clauses import _own
-from policies.extract.relative.dates import _parse_date
+from policies.extract.relative.amounts import amount_number, currency_of
+from policies.extract.relative.clauses import own_text
+from policies.extract.relative.dates import parse_date
 from policies.language.values import extract_values
 from policies.rulebook import Joined
 
@@ -39,7 +39,7 @@ _EN_COUNT = Joined("relative", "counted_words")
 _ZH_COUNT = Joined("relative", "counted_classifier")
 # Not a settled amount: a rough range ("四五个人", "two or three"), or how it used to be.
 _ROUGH = Joined("relative", "rough_range")
-_PAST = Joined("relative", "used_to_be")
+USED_TO_BE = Joined("relative", "used_to_be")
 
 
 def _rough(text: str, start: int) -> bool:
@@ -65,7 +65,7 @@ def _counts(text: str) -> list[Held]:
             s, e = m.span("n")
             if any(a < e and s < b for a, b in masked) or _rough(text, s):
                 continue
-            n = _number(m.group("n"))
+            n = amount_number(m.group("n"))
             if n is None:
                 continue
             groups = m.groupdict()
@@ -77,20 +77,20 @@ def _counts(text: str) -> list[Held]:
     return out
 
 
-def _values(text: str) -> list[Held]:
+def held_values(text: str) -> list[Held]:
     """Quantities of an item's own words (not of the derivation it may carry)."""
-    text = _own(text)
+    text = own_text(text)
     out: list[Held] = []
     for v in extract_values(text):
         window = text[v.end : v.end + 40]
         if (v.kind == "money" and v.number is not None) or (
             v.kind == "bound" and v.number is not None and re.search(r"[$€£元块]", v.text)
         ):
-            out.append(Held(v.start, v.end, v.number, "money", _currency(v.text), window, v.text))
+            out.append(Held(v.start, v.end, v.number, "money", currency_of(v.text), window, v.text))
         elif v.kind == "percent" and v.number is not None:
             out.append(Held(v.start, v.end, v.number, "percent", "%", window, v.text))
         elif v.kind == "time":
             out.append(Held(v.start, v.end, 0.0, "clock", "", window, v.text))
-        elif v.kind == "date" and _parse_date(v.text) is not None:
+        elif v.kind == "date" and parse_date(v.text) is not None:
             out.append(Held(v.start, v.end, 0.0, "date", "", window, v.text))
     return out + _counts(text)

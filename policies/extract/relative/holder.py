@@ -3,7 +3,7 @@
 A wrong link presents a made-up number as the requirement, which is worse than
 leaving the change unresolved: the best-fitting quantity wins, among equals the most
 recent item, and two equal quantities of that item mean no pick at all. Superseded
-items whose quantity no later item restated stay candidates (`_dormant`).
+items whose quantity no later item restated stay candidates (`dormant`).
 """
 
 from __future__ import annotations
@@ -12,43 +12,43 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from policies.extract.relative.amounts import _ZH_PARTICLES, Change
-from policies.extract.relative.clauses import _clause_at, _own
+from policies.extract.relative.amounts import ZH_PARTICLES, Change
+from policies.extract.relative.clauses import clause_at, own_text
 from policies.extract.relative.fitting import (
-    _CUE_WORDS,
-    _counted_words,
-    _fits_measure,
-    _level,
-    _topic,
+    CUE_WORDS,
+    counted_words,
+    fit_level,
+    fits_measure,
+    topic_terms,
 )
-from policies.extract.relative.held import _PAST, Held, _values
+from policies.extract.relative.held import USED_TO_BE, Held, held_values
 from policies.language.text import terms
 from policies.types import MemoryItem
 
 
 @dataclass(frozen=True, slots=True)
-class _Pick:
+class Pick:
     item: MemoryItem
     held: Held
     level: float
 
 
-def _pick(change: Change, previous: str, items: Sequence[MemoryItem]) -> _Pick | None:
-    now = _topic(change.sentence, change)
-    before = set(terms(previous)) - _CUE_WORDS
-    best: list[_Pick] = []
+def pick_holder(change: Change, previous: str, items: Sequence[MemoryItem]) -> Pick | None:
+    now = topic_terms(change.sentence, change)
+    before = set(terms(previous)) - CUE_WORDS
+    best: list[Pick] = []
     for item in items:
-        for held in _values(item.value):
-            clause = _clause_at(_own(item.value), held.start, held.end)
-            if _PAST.search(clause):
+        for held in held_values(item.value):
+            clause = clause_at(own_text(item.value), held.start, held.end)
+            if USED_TO_BE.search(clause):
                 continue
-            level = _level(change, held, clause, now, before)
+            level = fit_level(change, held, clause, now, before)
             if level <= 0:
                 continue
             if not best or level > best[0].level:
-                best = [_Pick(item, held, level)]
+                best = [Pick(item, held, level)]
             elif level == best[0].level:
-                best.append(_Pick(item, held, level))
+                best.append(Pick(item, held, level))
     if not best:
         return None
     latest = max(p.item.source_ordinal for p in best)
@@ -59,15 +59,15 @@ def _pick(change: Change, previous: str, items: Sequence[MemoryItem]) -> _Pick |
     return recent[0]
 
 
-def _states_new_value(change: Change, held: Held) -> bool:
+def states_new_value(change: Change, held: Held) -> bool:
     """ "换成10月27号的航班，晚一周", "少订一间，那就是4间吧": the sentence also says the
     new value itself; that is an absolute change, which the revision resolver links."""
     text = change.sentence
     rest = text[: change.start] + " " * (change.end - change.start) + text[change.end :]
-    return any(_same_quantity(held, h) for h in _values(rest))
+    return any(_same_quantity(held, h) for h in held_values(rest))
 
 
-def _dormant(history: Sequence[MemoryItem], change: Change) -> list[MemoryItem]:
+def dormant(history: Sequence[MemoryItem], change: Change) -> list[MemoryItem]:
     """Superseded items whose quantity no later item restated.
 
     A supersession that does not restate the quantity (a rule reworded, an
@@ -80,13 +80,13 @@ def _dormant(history: Sequence[MemoryItem], change: Change) -> list[MemoryItem]:
     for item in history:
         if item.status != "superseded" or item.source != "user":
             continue
-        held = [h for h in _values(item.value) if _fits_measure(change, h)]
+        held = [h for h in held_values(item.value) if fits_measure(change, h)]
         if not held:
             continue
         successor, seen, restated = by_id.get(item.superseded_by or ""), set(), False
         while successor is not None and successor.id not in seen and not restated:
             seen.add(successor.id)
-            later = _values(successor.value)
+            later = held_values(successor.value)
             restated = any(_same_quantity(a, b) for a in held for b in later)
             successor = by_id.get(successor.superseded_by or "")
         if not restated:
@@ -99,8 +99,8 @@ def _what(held: Held) -> str:
     if held.measure != "count":
         return held.unit
     if re.search(r"[\u4e00-\u9fff]", held.window):
-        return held.unit or _ZH_PARTICLES.sub("", held.window[1:])[:2]
-    words = _counted_words(held.window)
+        return held.unit or ZH_PARTICLES.sub("", held.window[1:])[:2]
+    words = counted_words(held.window)
     return words[0] if words else ""
 
 

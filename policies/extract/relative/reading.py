@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 
 from policies.extract.relative.amounts import (
-    _EN_DUR_UNIT_END,
-    _ZH_DURATION,
-    _ZH_PARTICLES,
-    _ZH_TALK_NOUNS,
+    EN_DUR_UNIT_END,
+    ZH_DURATION,
+    ZH_PARTICLES,
+    ZH_TALK_NOUNS,
     Change,
-    _en_amount,
-    _number,
-    _stem,
+    amount_number,
+    en_amount,
+    singular,
 )
 from policies.language.cues import is_question, read_cues
 from policies.rulebook import Joined
@@ -103,15 +103,17 @@ def _en_change(sentence: str, m: re.Match[str], sign: int) -> Change | None:
         return None
     if _REFUSED.search(sentence[: m.start()]):
         return None
-    unit = _EN_DUR_UNIT_END.search(amount.lower())
+    unit = EN_DUR_UNIT_END.search(amount.lower())
     if unit:
         # "add an hour to each session": a length counted in hours, like "3 nights";
         # "cut an hour ago" is a story, and shifts are read with their moving verb.
-        n = _number(amount)
+        n = amount_number(amount)
         if n is None or re.match(r"\s+(?:ago|later|earlier|before|after|back)\b", after):
             return None
-        return Change(sign, n, "count", _stem(unit.group(0)), amount, sentence, m.start(), m.end())
-    read = _en_amount(amount, noun)
+        return Change(
+            sign, n, "count", singular(unit.group(0)), amount, sentence, m.start(), m.end()
+        )
+    read = en_amount(amount, noun)
     if read is None:
         return None
     number, measure, unit_name = read
@@ -131,7 +133,7 @@ def _en_shift(sentence: str) -> Change | None:
     earlier = bool(_EN_EARLIER.search(sentence))
     if later == earlier:
         return None
-    read = _en_amount(m.group(0), "")
+    read = en_amount(m.group(0), "")
     if read is None:
         return None
     number, measure, _ = read
@@ -140,8 +142,8 @@ def _en_shift(sentence: str) -> Change | None:
 
 
 def _zh_noun(raw: str) -> str:
-    noun = _ZH_PARTICLES.sub("", raw)
-    return "" if any(noun.startswith(t) for t in _ZH_TALK_NOUNS) else noun
+    noun = ZH_PARTICLES.sub("", raw)
+    return "" if any(noun.startswith(t) for t in ZH_TALK_NOUNS) else noun
 
 
 def _zh_changes(sentence: str) -> list[Change]:
@@ -155,9 +157,9 @@ def _zh_changes(sentence: str) -> list[Change]:
         for m in pattern.finditer(sentence):
             if _REFUSED.search(sentence[: m.start()]):
                 continue
-            measure, per = _ZH_DURATION[m.group("cls")]
+            measure, per = ZH_DURATION[m.group("cls")]
             amt = m.group("amt")
-            n = 1.5 if amt == "一个半" else _number(amt)
+            n = 1.5 if amt == "一个半" else amount_number(amt)
             if n is None:
                 continue
             out.append(Change(sign, n * per, measure, "", amt + m.group("cls"), sentence,
@@ -172,7 +174,7 @@ def _zh_change(sentence: str, m: re.Match[str], sign: int) -> Change | None:
         return None  # "加两年" is read as a duration elsewhere; "少三岁" is an age
     if _REFUSED.search(sentence[: m.start()]):
         return None
-    n = _number(m.group("amt"))
+    n = amount_number(m.group("amt"))
     if n is None or m.group("amt") == "半":
         return None
     text = m.group("amt") + cls
@@ -186,7 +188,7 @@ def _zh_change(sentence: str, m: re.Match[str], sign: int) -> Change | None:
     if cls == "成":
         return Change(sign, n * 10, "percent", "%", text, sentence, m.start(), m.end())
     noun = _zh_noun(raw_noun)
-    if raw_noun and not noun and any(raw_noun.startswith(t) for t in _ZH_TALK_NOUNS):
+    if raw_noun and not noun and any(raw_noun.startswith(t) for t in ZH_TALK_NOUNS):
         return None
     # "砍掉两千": money or a count, as the topic says; "少订15桶" counts barrels
     measure = "count" if cls or noun else "number"

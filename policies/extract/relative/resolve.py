@@ -13,10 +13,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from policies.extract.relative.amounts import Change
-from policies.extract.relative.clauses import _LEADING_LINK, _clause_span, _norm, _own, _quote
-from policies.extract.relative.holder import _dormant, _Pick, _pick, _states_new_value
+from policies.extract.relative.clauses import (
+    LEADING_LINK,
+    change_quote,
+    clause_span,
+    own_text,
+    unpunctuated,
+)
+from policies.extract.relative.holder import Pick, dormant, pick_holder, states_new_value
 from policies.extract.relative.reading import read_changes
-from policies.extract.relative.restate import _derived, _rest, _rest_around, _restated
+from policies.extract.relative.restate import (
+    derived_clause,
+    other_clauses,
+    rest_around,
+    restated_value,
+)
 from policies.language.segment import split_sentences
 from policies.types import Add, MemoryItem, MemoryOp, Supersede
 
@@ -49,8 +60,8 @@ class Relative:
 
     def used(self, statement_text: str) -> bool:
         """Was a statement's sentence read as a relative change (so it is no item of its own)?"""
-        return any(_norm(s) in _norm(statement_text) or _norm(statement_text) in _norm(s)
-                   for s in self.sentences)  # fmt: skip
+        text = unpunctuated(statement_text)
+        return any(unpunctuated(s) in text or text in unpunctuated(s) for s in self.sentences)
 
 
 def _restatement(
@@ -70,7 +81,7 @@ def _restatement(
 
 @dataclass(frozen=True, slots=True)
 class _Fit:
-    pick: _Pick
+    pick: Pick
     new_text: str
     derivation: str
     change: Change
@@ -78,7 +89,7 @@ class _Fit:
 
 def _in_own_clause(change: Change) -> Change:
     """The change read within its own clause: "红的再加三个，白的减一个" holds two."""
-    lo, hi = _clause_span(change.sentence, change.start, change.end)
+    lo, hi = clause_span(change.sentence, change.start, change.end)
     return replace(change, sentence=change.sentence[lo:hi], start=change.start - lo,
                    end=change.end - lo)  # fmt: skip
 
@@ -88,15 +99,15 @@ def _several_fits(changes: Sequence[Change], pool: Sequence[MemoryItem]) -> list
     fewer driver"): each, in its own clause, must name the quantity it changes (its
     noun, or the label a listed count carries) and no two may change the same one;
     otherwise none is applied."""
-    spans = [_clause_span(c.sentence, c.start, c.end) for c in changes]
+    spans = [clause_span(c.sentence, c.start, c.end) for c in changes]
     if len(set(spans)) != len(spans):
         return []
     fits: list[_Fit] = []
     for change in map(_in_own_clause, changes):
-        pick = _pick(change, "", pool)
-        if pick is None or pick.level < 3 or _states_new_value(change, pick.held):
+        pick = pick_holder(change, "", pool)
+        if pick is None or pick.level < 3 or states_new_value(change, pick.held):
             return []
-        restated = _restated(change, pick.held)
+        restated = restated_value(change, pick.held)
         if restated is None:
             return []
         fits.append(_Fit(pick, restated[0], restated[1], change))
@@ -116,19 +127,19 @@ def _derived_together(item: MemoryItem, fits: Sequence[_Fit]) -> str:
     derivations and the sentence that made them: "冲10个、稳20个、保10个（8 + 2、12 − 2：…）"."""
     if len(fits) == 1:
         f = fits[0]
-        return _derived(item, f.pick.held, f.new_text, f.derivation, f.change)
-    own = _own(item.value)
-    spans = [_clause_span(own, f.pick.held.start, f.pick.held.end) for f in fits]
+        return derived_clause(item, f.pick.held, f.new_text, f.derivation, f.change)
+    own = own_text(item.value)
+    spans = [clause_span(own, f.pick.held.start, f.pick.held.end) for f in fits]
     lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
     text = own
     for f in sorted(fits, key=lambda f: f.pick.held.start, reverse=True):
         text = text[: f.pick.held.start] + f.new_text + text[f.pick.held.end :]
     grown = len(text) - len(own)
-    clause = _LEADING_LINK.sub("", text[lo : hi + grown].strip())
+    clause = LEADING_LINK.sub("", text[lo : hi + grown].strip())
     zh = bool(re.search(r"[\u4e00-\u9fff]", fits[0].change.sentence))
     parts = [f.derivation or f"{'+' if f.change.sign > 0 else '−'}{f.change.amount_text}"
              for f in fits]  # fmt: skip
-    quotes = [_quote(f.change) for f in fits]
+    quotes = [change_quote(f.change) for f in fits]
     if zh:
         return f"{clause}（{'、'.join(parts)}：“{'，'.join(quotes)}”）"
     return f'{clause} ({", ".join(parts)}: "{", ".join(quotes)}")'
@@ -144,7 +155,7 @@ def relative_changes(
     """Ops that restate earlier quantities the message changes relatively.
 
     `history`: every item of the session (all statuses), for quantities a
-    supersession left standing (`_dormant`).
+    supersession left standing (`dormant`).
     """
     out = Relative()
     candidates = [
@@ -163,26 +174,28 @@ def relative_changes(
                 continue  # which change goes where is unclear
             for old, mine in _by_item(fits):
                 out.replace(old, _derived_together(old, mine), ordinal, new_id)
-                own = _own(old.value)
-                spans = [_clause_span(own, f.pick.held.start, f.pick.held.end) for f in mine]
-                rest = _rest_around(old, own, min(a for a, _ in spans), max(b for _, b in spans))
+                own = own_text(old.value)
+                spans = [clause_span(own, f.pick.held.start, f.pick.held.end) for f in mine]
+                rest = rest_around(old, own, min(a for a, _ in spans), max(b for _, b in spans))
                 if rest is not None:
                     out.ops.append(Add(_restatement(old, rest, ordinal, new_id)))
             out.sentences.append(sentence)
             continue
         change = changes[0]
         pool = [it for it in candidates if it.id not in out.targets]
-        pool += [it for it in _dormant(history, change) if it.type in _RULES_OR_FACTS]
-        pick = _pick(change, sentences[i - 1] if i else "", pool)
-        if pick is None or _states_new_value(change, pick.held):
+        pool += [it for it in dormant(history, change) if it.type in _RULES_OR_FACTS]
+        pick = pick_holder(change, sentences[i - 1] if i else "", pool)
+        if pick is None or states_new_value(change, pick.held):
             continue
-        restated = _restated(change, pick.held)
+        restated = restated_value(change, pick.held)
         if restated is None:
             continue
         new_text, derivation = restated
         old = pick.item
-        out.replace(old, _derived(old, pick.held, new_text, derivation, change), ordinal, new_id)
-        rest = _rest(old, pick.held)
+        out.replace(
+            old, derived_clause(old, pick.held, new_text, derivation, change), ordinal, new_id
+        )
+        rest = other_clauses(old, pick.held)
         if rest is not None:
             out.ops.append(Add(_restatement(old, rest, ordinal, new_id)))
         out.sentences.append(sentence)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 
 from policies.extract.relative.amounts import Change
-from policies.extract.relative.clauses import _LEADING_LINK, _clause_span, _own, _quote
-from policies.extract.relative.clock import _shift_clock
-from policies.extract.relative.dates import _shift_date
-from policies.extract.relative.held import Held, _values
+from policies.extract.relative.clauses import LEADING_LINK, change_quote, clause_span, own_text
+from policies.extract.relative.clock import shift_clock
+from policies.extract.relative.dates import shift_date
+from policies.extract.relative.held import Held, held_values
 from policies.language.cues import read_cues
 from policies.language.text import terms
 from policies.rulebook import Joined
@@ -71,13 +71,13 @@ def _restate_amount(held: Held, new: float) -> str | None:
     return held.text[: m.start()] + digits + suffix + held.text[m.end() :]
 
 
-def _restated(change: Change, held: Held) -> tuple[str, str] | None:
+def restated_value(change: Change, held: Held) -> tuple[str, str] | None:
     """(the held value's new text, the derivation) or None when it cannot be computed."""
     if change.measure == "minutes":
-        new = _shift_clock(held.text, change.sign * change.amount)
+        new = shift_clock(held.text, change.sign * change.amount)
         return (new, "") if new else None
     if change.measure in ("days", "months"):
-        new = _shift_date(held.text, change)
+        new = shift_date(held.text, change)
         return (new, "") if new else None
     amount = _new_amount(change, held)
     if amount is None:
@@ -98,19 +98,21 @@ def _restated(change: Change, held: Held) -> tuple[str, str] | None:
 _WEEKDAY_BEFORE = Joined("relative", "weekday_before")
 
 
-def _derived(item: MemoryItem, held: Held, new_text: str, derivation: str, change: Change) -> str:
+def derived_clause(
+    item: MemoryItem, held: Held, new_text: str, derivation: str, change: Change
+) -> str:
     """The clause that held the quantity, at its new value, with how it was derived:
     "至少10名保安（8 + 2：“再加两个”）". Only that clause: the replacement is what a
     stale mention of the old value gets annotated with, and must stay short."""
-    own = _own(item.value)
-    lo, hi = _clause_span(own, held.start, held.end)
+    own = own_text(item.value)
+    lo, hi = clause_span(own, held.start, held.end)
     before = own[lo : held.start]
     if change.measure == "days" and change.amount % 7:
         before = _WEEKDAY_BEFORE.sub("", before)
     clause = before + new_text + own[held.end : hi]
-    clause = _LEADING_LINK.sub("", clause.strip())
+    clause = LEADING_LINK.sub("", clause.strip())
     zh = bool(re.search(r"[\u4e00-\u9fff]", change.sentence))
-    quote = _quote(change)
+    quote = change_quote(change)
     if not derivation:
         sign = "+" if change.sign > 0 else "−"
         derivation = f"{sign}{change.amount_text}"
@@ -122,14 +124,14 @@ def _derived(item: MemoryItem, held: Held, new_text: str, derivation: str, chang
 _WORDED_BOUND = Joined("relative", "worded_bound")
 
 
-def _rest(item: MemoryItem, held: Held) -> str | None:
+def other_clauses(item: MemoryItem, held: Held) -> str | None:
     """The other clauses of the item ("Canning day is Thursday, May 8"): they still hold."""
-    own = _own(item.value)
-    lo, hi = _clause_span(own, held.start, held.end)
-    return _rest_around(item, own, lo, hi)
+    own = own_text(item.value)
+    lo, hi = clause_span(own, held.start, held.end)
+    return rest_around(item, own, lo, hi)
 
 
-def _rest_around(item: MemoryItem, own: str, lo: int, hi: int) -> str | None:
+def rest_around(item: MemoryItem, own: str, lo: int, hi: int) -> str | None:
     head = own[:lo].rstrip()
     head = re.sub(r"(?:\s+(?:and|but|so))?[\s，,；;、]*$", "", head)
     tail = own[hi:].lstrip(" ，,；;、")
@@ -139,7 +141,7 @@ def _rest_around(item: MemoryItem, own: str, lo: int, hi: int) -> str | None:
     rest = (head + sep + tail if head and tail else head or tail).strip()
     rest = rest.rstrip("，,；;、 ")
     content = [t for t in terms(rest) if not re.fullmatch(r"[\d.,%]+", t)]
-    valued = bool(_values(rest)) or bool(_WORDED_BOUND.search(rest))
+    valued = bool(held_values(rest)) or bool(_WORDED_BOUND.search(rest))
     if len(content) < 3 and not valued:
         return None
     # What is left of a rule must still ask for something or hold a value of its own
