@@ -1,7 +1,7 @@
 """What a kept sentence is: its type (directive, constraint, preference, fact, entity,
 goal) and its importance.
 
-`_classify` is the one place that decides whether a sentence is a statement at all,
+`classify_sentence` is the one place that decides whether a sentence is a statement at all,
 after the filters of `dropped`; the type then says how the item binds (a rule set by
 the user, a fact of the plan, a person or an ID) and the importance how it ranks under
 the budget. A statement put up for a nod ("…, right?") is what the user takes to be so,
@@ -14,17 +14,16 @@ import dataclasses
 import re
 
 from policies.extract.chatter import told_memory
-from policies.extract.statements.dropped import _chatter_only, _dropped, _idle, _running_total
+from policies.extract.statements.dropped import chatter_only, is_dropped, is_idle, is_running_total
 from policies.extract.statements.statement import (
-    _CHITCHAT,
-    _HARD,
-    _NARRATIVE,
-    _RELEVANT,
-    _RULE_KINDS,
-    _STRONG_KINDS,
+    CHITCHAT,
+    HARD_LIMIT,
+    NARRATIVE,
+    RELEVANT_OVERLAP,
+    STRONG_KINDS,
+    SentencePlace,
     Statement,
-    _content,
-    _Where,
+    content_word_count,
 )
 from policies.language.cues import (
     CHANGE,
@@ -47,7 +46,7 @@ from policies.language.names import ROLE, person_names
 from policies.language.segment import self_fixed
 from policies.language.values import Value, contact_details, extract_values
 from policies.rulebook import Joined
-from policies.types import ItemType
+from policies.types import RULE_TYPES, ItemType
 
 # Starts like a one-off task ("Check PAY-2294", "拉华东前10家门店"): a
 # request to act now, not a fact to keep.
@@ -80,7 +79,7 @@ _BASE_IMPORTANCE: dict[str, float] = {
 }  # fmt: skip
 
 
-def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | None:
+def classify_sentence(index: int, text: str, cues: Cues, where: SentencePlace) -> Statement | None:
     if media_only(text):
         return None
     values = extract_values(text)
@@ -90,8 +89,8 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
             # whoever the sentence is about.
             return Statement(index, text, cues, values, "entity", 0.75, reported=True)
         return None
-    strong = any(v.kind in _STRONG_KINDS for v in values)
-    if _chatter_only(text, cues):
+    strong = any(v.kind in STRONG_KINDS for v in values)
+    if chatter_only(text, cues):
         if not strong or told_memory(text):
             return None
         # "Raising 3 puppies must be exhausting": the number may be worth keeping,
@@ -119,7 +118,7 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
         # "Sorry, I meant Paulina, not Priyanka": always kept; it replaces what it fixes.
         # A bare admission ("I wrote it wrong in my notes") only marks the next statement.
         req = cues.requirement
-        fixed: ItemType = _requirement_type(cues, text) if req >= 2 else _fact_type(values, text)
+        fixed: ItemType = _requirement_type(cues, text) if req >= 2 else fact_type(values, text)
         return Statement(index, text, cues, values, fixed, 0.9, correction=True)
     if (
         cues.question
@@ -136,7 +135,7 @@ def _classify(index: int, text: str, cues: Cues, where: _Where) -> Statement | N
         return None  # "That must have been awesome!", "Totally agree, Mel."
     if where.first and not strong and not revoke and cues.change < 2 and _bare_rule(text):
         return None  # "No, hard no on that.": says no, but not to what
-    if _dropped(text, cues, where, revoke) or _idle(text, cues, strong, revoke):
+    if is_dropped(text, cues, where, revoke) or is_idle(text, cues, strong, revoke):
         return None
     if RESTORE.search(text):
         return Statement(index, text, cues, values, "fact", 0.65, restore=True)
@@ -176,7 +175,7 @@ def _nod_kind(kind: ItemType | None, text: str, cues: Cues, revoke: bool) -> Ite
     user's understanding, put up to be confirmed. Kept (a later change replaces
     it), but as what the user takes to be so, not as a rule they set: it ranks
     with facts and never anchors the block."""
-    if kind in _RULE_KINDS and _put_for_a_nod(text, cues, revoke):
+    if kind in RULE_TYPES and _put_for_a_nod(text, cues, revoke):
         return "fact"
     return kind
 
@@ -224,7 +223,7 @@ def _vague_rule(text: str, strong: bool) -> bool:
 def _bare_rule(text: str) -> bool:
     """A rule about "that" with nothing else in it ("No, hard no on that.",
     "那个不行。"): it points at what the assistant just said, it names nothing."""
-    return bool(_ANAPHOR.search(text)) and _content(text) <= 1 and not person_names(text)
+    return bool(_ANAPHOR.search(text)) and content_word_count(text) <= 1 and not person_names(text)
 
 
 # Turning against what was just said: "But we…", "不过我们…".
@@ -232,10 +231,15 @@ _COUNTER = Joined("statements", "counter")
 
 
 def _importance(
-    kind: ItemType, text: str, values: tuple[Value, ...], where: _Where, revoke: bool, strong: bool
+    kind: ItemType,
+    text: str,
+    values: tuple[Value, ...],
+    where: SentencePlace,
+    revoke: bool,
+    strong: bool,
 ) -> float:
     importance = _BASE_IMPORTANCE.get(kind, 0.5)
-    if kind == "constraint" and (_HARD.search(text) or negated(text)):
+    if kind == "constraint" and (HARD_LIMIT.search(text) or negated(text)):
         importance += 0.1
     if where.opening and kind in ("fact", "entity"):
         importance = 0.75
@@ -243,7 +247,7 @@ def _importance(
         importance = max(importance, 0.75)  # an ID the user gives is a key reference
     if where.reported:
         importance = 0.5
-    if kind in _RULE_KINDS and not revoke and _vague_rule(text, strong):
+    if kind in RULE_TYPES and not revoke and _vague_rule(text, strong):
         # "Don't mix them up", "I need to drop one": a rule about something named only
         # by a pronoun is kept, but ranks below the facts that say what it is about.
         importance = _VAGUE_IMPORTANCE
@@ -251,11 +255,16 @@ def _importance(
 
 
 def _kind(
-    text: str, cues: Cues, where: _Where, values: tuple[Value, ...], content: int, revoke: bool
+    text: str,
+    cues: Cues,
+    where: SentencePlace,
+    values: tuple[Value, ...],
+    content: int,
+    revoke: bool,
 ) -> ItemType | None:
     req = cues.requirement
-    strong = any(v.kind in _STRONG_KINDS for v in values)
-    relevant = topical_overlap(weighted_terms(text), where.topic) >= _RELEVANT
+    strong = any(v.kind in STRONG_KINDS for v in values)
+    relevant = topical_overlap(weighted_terms(text), where.topic) >= RELEVANT_OVERLAP
     if where.opening and not where.first and _HELP.search(text) and cues.directive < 3:
         return None  # "I'd love help turning it into a plan": the request, not its content
     if where.listed and not cues.question and content >= 1:
@@ -272,10 +281,10 @@ def _kind(
             return None
         if content < 3 and not strong:
             return None
-        return "goal" if where.first else _fact_type(values, text)
+        return "goal" if where.first else fact_type(values, text)
     if strong and cues.change >= 2:
-        return _fact_type(values, text)
-    if cues.change >= 2 and not cues.question and _content(cue_free(CHANGE, text)) >= 2:
+        return fact_type(values, text)
+    if cues.change >= 2 and not cues.question and content_word_count(cue_free(CHANGE, text)) >= 2:
         # "这周开始就吃希尔斯了", "we've switched to the blue one"; not a bare
         # announcement ("Change of plan on comments.").
         return "fact"
@@ -284,7 +293,7 @@ def _kind(
     if IDENTITY.search(text):
         return "entity"
     if MEMO.search(text):
-        return _fact_type(values, text)
+        return fact_type(values, text)
     if where.before_question and not relevant:
         return None  # the premise of a side question ("my 5k took 31 minutes. Decent?")
     return _fact_kind(text, cues, values, strong, relevant)
@@ -299,15 +308,15 @@ def _fact_kind(
         _COPULA.search(text) or FIRST_PERSON.search(text) or _WE.search(text)
     ):
         return "entity"  # "my order is …", "I've got the permit, number …"
-    if (_CHITCHAT.search(text) or _NARRATIVE.search(text)) and not _running_total(text, strong):
+    if (CHITCHAT.search(text) or NARRATIVE.search(text)) and not is_running_total(text, strong):
         return None  # "pouring for three days straight", "今天加班到十点，累死了"
     if strong and (relevant or _WE.search(text)):
-        return _fact_type(values, text)
+        return fact_type(values, text)
     # A dated or priced statement about the plan ("Dinner on the first night
     # is at 7pm") is worth keeping even when the topic has not named it yet;
     # a story about the user's day ("It snowed in Oslo today") is not.
     if any(v.kind in _PLAN_KINDS for v in values):
-        return _fact_type(values, text)
+        return fact_type(values, text)
     names = person_names(text)
     we_are = bool(_WE.search(text) and _COPULA.search(text))  # "Our PM is Sarah Chen"
     if names and (
@@ -334,7 +343,7 @@ def _requirement_type(cues: Cues, text: str) -> ItemType:
     return "constraint"
 
 
-def _fact_type(values: tuple[Value, ...], text: str) -> ItemType:
+def fact_type(values: tuple[Value, ...], text: str) -> ItemType:
     kinds = {v.kind for v in values}
     if kinds and kinds <= {"id", "number"}:
         return "entity"

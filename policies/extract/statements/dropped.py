@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 
 from policies.extract.chatter import addressed, chatter, told_memory
-from policies.extract.statements.others import _OTHERS_WISH
+from policies.extract.statements.others import OTHERS_WISH
 from policies.extract.statements.statement import (
-    _CHITCHAT,
-    _HARD,
-    _NARRATIVE,
-    _STRONG_KINDS,
-    _content,
-    _Where,
+    CHITCHAT,
+    HARD_LIMIT,
+    NARRATIVE,
+    STRONG_KINDS,
+    SentencePlace,
+    content_word_count,
     cue_free_memo,
 )
 from policies.language.cues import (
@@ -50,7 +50,7 @@ _PERSONAL_NEED = Joined("statements", "personal_need")
 _HEDGE = Joined("statements", "hedge")
 
 
-def _chatter_only(text: str, cues: Cues) -> bool:
+def chatter_only(text: str, cues: Cues) -> bool:
     """Talk between people ("别担心，你肯定行的", "make sure you rest") in every clause
     that reads as a rule: "Don't worry, you can drop the word limit" still revokes.
     An explicit revision ("actually, …") is never chatter."""
@@ -114,11 +114,11 @@ def _private_errand(text: str, cues: Cues, strong: bool) -> bool:
 _TOTAL = Joined("statements", "running_total")
 
 
-def _running_total(text: str, strong: bool) -> bool:
+def is_running_total(text: str, strong: bool) -> bool:
     return strong and bool(_TOTAL.search(text))
 
 
-def _idle(text: str, cues: Cues, strong: bool, revoke: bool) -> bool:
+def is_idle(text: str, cues: Cues, strong: bool, revoke: bool) -> bool:
     """Thinking aloud or chatting: a hedge with nothing concrete, or small talk.
 
     Only a strong cue (a standing rule, a hard limit, a revision) keeps such a
@@ -144,11 +144,11 @@ def _idle(text: str, cues: Cues, strong: bool, revoke: bool) -> bool:
         return True
     if _own_condition(text):
         return True
-    if MEMO.search(text) and _content(cue_free_memo(text)) < 2 and not strong:
+    if MEMO.search(text) and content_word_count(cue_free_memo(text)) < 2 and not strong:
         return True  # "你记着点。", "Keep that in mind."
-    if _running_total(text, strong):
+    if is_running_total(text, strong):
         return False
-    return bool(_CHITCHAT.search(text) or _NARRATIVE.search(text)) and cues.requirement < 3
+    return bool(CHITCHAT.search(text) or NARRATIVE.search(text)) and cues.requirement < 3
 
 
 def _cued(cues: Cues) -> bool:
@@ -164,9 +164,9 @@ def _money_set_aside(text: str) -> bool:
     return bool(_SET_ASIDE.search(text)) and any(v.kind == "money" for v in extract_values(text))
 
 
-def _dropped(text: str, cues: Cues, where: _Where, revoke: bool) -> bool:
+def is_dropped(text: str, cues: Cues, where: SentencePlace, revoke: bool) -> bool:
     """Questions, asides and one-off requests, unless they carry a rule."""
-    for_me = not (_PERSONAL_NEED.search(text) or _OTHERS_WISH.search(text))
+    for_me = not (_PERSONAL_NEED.search(text) or OTHERS_WISH.search(text))
     if where.aside and not (STANDING.search(text) or (for_me and (revoke or cues.directive >= 3))):
         # "Switching topics: I need to book flights" is the user's errand; "By the
         # way, the council wants every stall closed by 9pm" is news from
@@ -212,7 +212,7 @@ def _decision_beside_request(text: str) -> bool:
     return any(
         not _REQUEST.search(part)
         and (_DECIDE.match(part) or read_cues(part).requirement >= 2)
-        and any(v.kind in _STRONG_KINDS for v in extract_values(part))
+        and any(v.kind in STRONG_KINDS for v in extract_values(part))
         for part in clauses(text)
     )
 
@@ -225,11 +225,11 @@ def _soft_scope(text: str, cues: Cues) -> bool:
     Budget is basically sandwiches."): no negation, no hard word, no value, no standing cue."""
     return not (
         negated(text)
-        or _HARD.search(text)
+        or HARD_LIMIT.search(text)
         or CONDITION.search(text)
         or STANDING.search(text)
         or cues.directive >= 3
-        or any(v.kind in _STRONG_KINDS for v in extract_values(text))
+        or any(v.kind in STRONG_KINDS for v in extract_values(text))
     )
 
 

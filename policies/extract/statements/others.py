@@ -25,7 +25,7 @@ _DISOWN = Lexicon.named("statements", "disown")
 _THIRD_PARTY = Lexicon.named("statements", "third_party")
 
 
-def _without_disowned(out: list[Statement], sentences: Sequence[str]) -> list[Statement]:
+def without_disowned(out: list[Statement], sentences: Sequence[str]) -> list[Statement]:
     """Drop someone else's wish that the user sets aside in the same or the next
     sentence ("Dana wants a public demo. That's her wish, we haven't agreed";
     "我妈说春节要涨价。这个她说了不算"): it is news, not a requirement, and must not
@@ -55,7 +55,7 @@ _OWN_WISH = Joined("statements", "own_wish_or_view")
 
 # Someone else's wish or view as the sentence's subject: "our CEO wants us to…",
 # "my wife thinks…", "老板希望我们…".
-_OTHERS_WISH = Joined("statements", "others_wish_subject")
+OTHERS_WISH = Joined("statements", "others_wish_subject")
 
 
 _WISH = Joined("statements", "wish_on_us")
@@ -63,9 +63,9 @@ _WISH = Joined("statements", "wish_on_us")
 _SPEAKER_WISH = Joined("statements", "own_wish")
 
 
-def _others_wish(text: str) -> bool:
+def others_wish(text: str) -> bool:
     """Someone else's wish ("Mrs. Zhou really wants us to…", "老板想让我们…")."""
-    if _OTHERS_WISH.search(text):
+    if OTHERS_WISH.search(text):
         return True
     own = _SPEAKER_WISH.match(text)
     return bool(_WISH.search(text)) and not own

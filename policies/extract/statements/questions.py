@@ -12,15 +12,15 @@ import dataclasses
 import re
 from collections.abc import Container, Sequence
 
-from policies.extract.statements.classify import _classify, _fact_type
+from policies.extract.statements.classify import classify_sentence, fact_type
 from policies.extract.statements.statement import (
-    _CHITCHAT,
-    _NARRATIVE,
-    _RELEVANT,
-    _STRONG_KINDS,
+    CHITCHAT,
+    NARRATIVE,
+    RELEVANT_OVERLAP,
+    STRONG_KINDS,
+    SentencePlace,
     Statement,
-    _content,
-    _Where,
+    content_word_count,
 )
 from policies.language.cues import (
     Cues,
@@ -34,11 +34,11 @@ from policies.language.values import extract_values
 from policies.rulebook import Joined
 
 
-def _classify_or_premise(
-    index: int, text: str, cues: Cues, where: _Where, question: bool, after: str = ""
+def classify_or_premise(
+    index: int, text: str, cues: Cues, where: SentencePlace, question: bool, after: str = ""
 ) -> Statement | None:
     """`after`: the question right after `text`, if one follows it."""
-    st = _classify(index, text, cues, where)
+    st = classify_sentence(index, text, cues, where)
     asked = question or bool(check_question(text.rstrip("。.!！")))
     chosen = _choice_before_consequence(text) if st is None and asked and not where.aside else ""
     if chosen:
@@ -76,7 +76,7 @@ def _own_trait_to_feature(index: int, text: str, asked: str = "") -> Statement |
     if not _OWN_THING.search(text):
         return None
     head = text[:end].rstrip(" ,，.。")
-    if _SUPPOSED.search(head) or is_question(head) or not _content(head):
+    if _SUPPOSED.search(head) or is_question(head) or not content_word_count(head):
         return None
     head += "。" if _CJK.search(head[-1:]) else "."
     return Statement(index, head, read_cues(head), extract_values(head), "fact", 0.65)
@@ -98,7 +98,7 @@ def _proposal(index: int, text: str, cues: Cues) -> Statement | None:
     if not _PROPOSAL.search(text) or cues.reported:
         return None
     values = extract_values(text)
-    if not any(v.kind in _STRONG_KINDS for v in values) and not _QUOTED_RULE.search(text):
+    if not any(v.kind in STRONG_KINDS for v in values) and not _QUOTED_RULE.search(text):
         return None
     return Statement(index, text, cues, values, "fact", 0.6)
 
@@ -135,14 +135,14 @@ def _given_count(premise: str, text: str) -> bool:
     )
 
 
-def _premise(index: int, text: str, where: _Where, question: bool) -> Statement | None:
+def _premise(index: int, text: str, where: SentencePlace, question: bool) -> Statement | None:
     """What a question takes as settled: "Since the tasting's on Friday the 14th now,
     can you draft the menu?", "名单收齐了，45人，场地够吧？". The leading clauses up
     to the last one holding a value (or the whole sentence right before the question),
     if they are said as settled, or as the user's own plan put up for an opinion."""
     # An own plan may name its figure bare ("卖到2000单": orders, a unit of no one list).
     own_plan = bool(_OWN_PLAN.search(text)) and not _SUPPOSED.search(text)
-    kinds = _STRONG_KINDS | {"number"} if own_plan else _STRONG_KINDS
+    kinds = STRONG_KINDS | {"number"} if own_plan else STRONG_KINDS
     premise = _leading_values(text, kinds) if question else text
     if not premise or not any(v.kind in kinds for v in extract_values(premise)):
         return None
@@ -156,11 +156,11 @@ def _premise(index: int, text: str, where: _Where, question: bool) -> Statement 
     if cues.question or cues.reported or not (_SETTLED.search(premise) or own_plan or given):
         return None
     plain = dataclasses.replace(where, before_question=False, after_question=False)
-    st = _classify(index, premise, cues, plain)
-    if st is None and not (_CHITCHAT.search(premise) or _NARRATIVE.search(premise)):
+    st = classify_sentence(index, premise, cues, plain)
+    if st is None and not (CHITCHAT.search(premise) or NARRATIVE.search(premise)):
         # Settled news about the plan, even when its words are new to the conversation.
         values = extract_values(premise)
-        st = Statement(index, premise, cues, values, _fact_type(values, premise), 0.65)
+        st = Statement(index, premise, cues, values, fact_type(values, premise), 0.65)
     return st
 
 
@@ -176,7 +176,7 @@ _LEAN = Joined("statements", "own_leaning")
 _ASKING = Joined("statements", "asking")
 
 
-def _or_leaned(
+def or_leaned(
     st: Statement | None,
     i: int,
     sentences: Sequence[str],
@@ -213,9 +213,14 @@ def _leaned_proposal(
         else ", ".join(p.strip() for p in parts[:ask])
     )
     cues = read_cues(proposal)
-    if cues.question or cues.reported or _SUPPOSED.search(proposal) or _content(proposal) < 2:
+    if (
+        cues.question
+        or cues.reported
+        or _SUPPOSED.search(proposal)
+        or content_word_count(proposal) < 2
+    ):
         return None
-    if topical_overlap(weighted_terms(proposal), topic) < _RELEVANT:
+    if topical_overlap(weighted_terms(proposal), topic) < RELEVANT_OVERLAP:
         return None  # "我家猫老是半夜跑酷，你觉得正常吗？我倾向于不管它": an aside
     text = f"{proposal}{'。' if _CJK.search(proposal) else '. '}{lean}"
     values = extract_values(text)
@@ -244,13 +249,13 @@ def _choice_before_consequence(text: str) -> str:
     cues = read_cues(premise)
     if (
         not _CHOICE_MADE.search(premise) or cues.question or cues.reported
-        or _SUPPOSED.search(premise) or _content(premise) < 2
+        or _SUPPOSED.search(premise) or content_word_count(premise) < 2
     ):  # fmt: skip
         return ""
     return premise
 
 
-def _leading_values(text: str, kinds: frozenset[str] = _STRONG_KINDS) -> str:
+def _leading_values(text: str, kinds: frozenset[str] = STRONG_KINDS) -> str:
     """The clauses of a question up to the last one holding a value, before the asking."""
     end = 0
     for m in _CLAUSE_BREAK.finditer(text):

@@ -11,23 +11,23 @@ from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from policies.extract.choices import CHOICE_MARK, chosen_option
-from policies.extract.statements.classify import _fact_type
-from policies.extract.statements.others import _others_wish, _without_disowned
-from policies.extract.statements.questions import _classify_or_premise, _or_leaned
+from policies.extract.statements.classify import fact_type
+from policies.extract.statements.others import others_wish, without_disowned
+from policies.extract.statements.questions import classify_or_premise, or_leaned
 from policies.extract.statements.regroup import (
-    _PASTE,
-    _content_headers,
-    _instead_rule,
-    _pasted,
-    _replaces,
-    _rule_before_question,
-    _still_pasting,
-    _with_accepted_asks,
-    _with_announced_topic,
-    _with_inline_headers,
-    _with_next,
+    PASTED_QUOTE,
+    content_headers,
+    instead_rule,
+    pasted_statement,
+    replaces_rule,
+    rule_before_question,
+    still_pasting,
+    with_accepted_asks,
+    with_announced_topic,
+    with_inline_headers,
+    with_next,
 )
-from policies.extract.statements.statement import _STRONG_KINDS, Statement, _Where, clean
+from policies.extract.statements.statement import STRONG_KINDS, SentencePlace, Statement, clean
 from policies.language.cues import (
     CHALLENGE,
     CONTINUATION,
@@ -72,11 +72,11 @@ class _Message:
 def _split_message(message: str) -> _Message:
     """The message's sentences, regrouped (rules fused with a rhetorical question
     split off, accepted asks and announced topics joined, inline headers split)."""
-    raw = [part for s in split_sentences(message) for part in _rule_before_question(s)]
-    raw = _with_accepted_asks(raw)
-    raw, announced = _with_announced_topic(raw)
-    raw, announced, headers = _with_inline_headers(raw, announced)
-    contents = _content_headers(raw)
+    raw = [part for s in split_sentences(message) for part in rule_before_question(s)]
+    raw = with_accepted_asks(raw)
+    raw, announced = with_announced_topic(raw)
+    raw, announced, headers = with_inline_headers(raw, announced)
+    contents = content_headers(raw)
     headers |= contents
     sentences = [clean(s) for s in raw]
     # A header only names the rules that follow it; it asks nothing ("几个…要求：").
@@ -99,12 +99,12 @@ def _where(
     aside: bool,
     prev_reported: bool,
     listed: bool,
-) -> _Where:
-    """Where sentence `i` sits (`_Where`). Pieces of one semicolon-chained
+) -> SentencePlace:
+    """Where sentence `i` sits (`SentencePlace`). Pieces of one semicolon-chained
     sentence share its speaker; what follows someone else's wish answers it."""
     reported = cues.reported or (prev_reported and i > 0 and m.raw_ends[i - 1])
-    answering = not reported and (prev_reported or (i > 0 and _others_wish(m.sentences[i - 1])))
-    return _Where(topic, opening, first, aside,
+    answering = not reported and (prev_reported or (i > 0 and others_wish(m.sentences[i - 1])))
+    return SentencePlace(topic, opening, first, aside,
                   i + 1 < len(m.sentences) and m.questions[i + 1],
                   i > 0 and m.questions[i - 1], reported, listed,
                   answering)  # fmt: skip
@@ -114,8 +114,8 @@ def _after_admission(i: int, text: str, cues: Cues) -> Statement | None:
     """ "My mistake. 8 people." / "是我记错了。3.8公斤。": after a self-correction,
     a sentence that is only a strong value is the corrected value."""
     values = extract_values(text)
-    if any(v.kind in _STRONG_KINDS for v in values):
-        return Statement(i, text, cues, values, _fact_type(values, text), 0.9, correction=True)
+    if any(v.kind in STRONG_KINDS for v in values):
+        return Statement(i, text, cues, values, fact_type(values, text), 0.9, correction=True)
     return None
 
 
@@ -132,7 +132,7 @@ def _own_item(st: Statement | None, i: int, m: _Message, chained: bool) -> bool:
     return item or (
         st is not None and st.revoke and i + 1 < len(m.sentences)
         and not CONTINUATION.match(m.sentences[i + 1])
-        and _replaces(m.sentences[i + 1], read_cues(m.sentences[i + 1]))
+        and replaces_rule(m.sentences[i + 1], read_cues(m.sentences[i + 1]))
     )  # fmt: skip
 
 
@@ -195,27 +195,27 @@ def read_statements(
             listed = listed or not chained
             i += 1
             continue
-        if pasting or _PASTE.search(raw[i]):
+        if pasting or PASTED_QUOTE.search(raw[i]):
             # Pasted material (a quote, an email, a document): data, not requirements.
-            st = _pasted(i, text, cues)
+            st = pasted_statement(i, text, cues)
             if st is not None:
                 out.append(st)
-            pasting = _still_pasting(raw[i], pasting)
+            pasting = still_pasting(raw[i], pasting)
             i += 1
             continue
         where = _where(m, i, cues, topic, opening, not out, aside, prev_reported, listed or chained)
         prev_reported = where.reported
         after = sentences[i + 1] if where.before_question else ""
-        st = None if recaps[i] else _classify_or_premise(i, text, cues, where, questions[i], after)
-        st, i = _or_leaned(st, i, sentences, questions, recaps[i] or where.aside, topic)
+        st = None if recaps[i] else classify_or_premise(i, text, cues, where, questions[i], after)
+        st, i = or_leaned(st, i, sentences, questions, recaps[i] or where.aside, topic)
         if st is None and correcting and not recaps[i] and not questions[i]:
             st = _after_admission(i, text, cues)
-        st = st or _instead_rule(i, text, cues, revoked_at >= i - 2 and not questions[i])
+        st = st or instead_rule(i, text, cues, revoked_at >= i - 2 and not questions[i])
         if st is not None and any(recaps) and not _survives_recap(st):
             st = None
         item = _own_item(st, i, m, chained)
         if st is not None and i + 1 < len(sentences) and not questions[i + 1] and not item:
-            joined = _with_next(st, text, cues, sentences[i + 1], where, change, carried)
+            joined = with_next(st, text, cues, sentences[i + 1], where, change, carried)
             if joined is not None:
                 st, change = joined
                 i += 1
@@ -230,7 +230,7 @@ def read_statements(
         else:
             carried = change
         i += 1
-    return _without_disowned(out, sentences)
+    return without_disowned(out, sentences)
 
 
 def _survives_recap(st: Statement) -> bool:

@@ -14,15 +14,15 @@ import dataclasses
 import re
 
 from policies.extract.chatter import chatter
-from policies.extract.statements.classify import _classify
+from policies.extract.statements.classify import classify_sentence
 from policies.extract.statements.statement import (
-    _STRONG_KINDS,
+    STRONG_KINDS,
+    SentencePlace,
     Statement,
-    _content,
-    _join,
-    _semicolon,
-    _strong,
-    _Where,
+    content_word_count,
+    has_strong_value,
+    join_sentences,
+    semicolon_after,
 )
 from policies.language.cues import (
     ACCEPTED,
@@ -45,7 +45,7 @@ from policies.rulebook import Joined
 _INLINE_HEADER = re.compile(r"^(?P<head>[^：:。.!！?？；;]{2,40}?[：:])\s*(?P<rest>\S.*)$", re.S)
 
 
-def _with_inline_headers(
+def with_inline_headers(
     raw: list[str], announced: set[int]
 ) -> tuple[list[str], set[int], set[int]]:
     """Sentences with a rule-list header split off the first item it introduces, so
@@ -78,9 +78,9 @@ def _with_inline_headers(
 _CONTENT_HEADER = Lexicon.named("statements", "content_header")
 
 
-def _content_headers(raw: list[str]) -> set[int]:
+def content_headers(raw: list[str]) -> set[int]:
     """Indices of sentences that are a content header only (split off their first item
-    by `_with_inline_headers`, or said alone)."""
+    by `with_inline_headers`, or said alone)."""
     return {i for i, s in enumerate(raw) if _CONTENT_HEADER.search(s.strip())}
 
 
@@ -95,7 +95,7 @@ _ANNOUNCE = Joined("statements", "announced_change")
 _ANNOUNCE_REACH = 2  # the value may follow a sentence of reasons
 
 
-def _with_announced_topic(raw: list[str]) -> tuple[list[str], set[int]]:
+def with_announced_topic(raw: list[str]) -> tuple[list[str], set[int]]:
     """Sentences with each announcement joined to the sentence that gives its value,
     and the indices of those joined sentences (they carry a change cue).
 
@@ -108,15 +108,15 @@ def _with_announced_topic(raw: list[str]) -> tuple[list[str], set[int]]:
     for sentence in raw:
         text = sentence.strip()
         if pending is None:
-            if _ANNOUNCE.search(text) and not _strong(text):
+            if _ANNOUNCE.search(text) and not has_strong_value(text):
                 pending = text
             else:
                 out.append(sentence)
             continue
-        if _strong(text) and not is_question(text):
+        if has_strong_value(text) and not is_question(text):
             out.extend(between)
             announced.add(len(out))
-            out.append(_join(pending, text))
+            out.append(join_sentences(pending, text))
             pending, between = None, []
         elif len(between) + 1 < _ANNOUNCE_REACH:
             between.append(sentence)
@@ -128,7 +128,7 @@ def _with_announced_topic(raw: list[str]) -> tuple[list[str], set[int]]:
     return out, announced
 
 
-def _with_accepted_asks(raw: list[str]) -> list[str]:
+def with_accepted_asks(raw: list[str]) -> list[str]:
     """Someone's ask and the user taking it up, read as one sentence: "Tomas wants
     $45 per lesson; he's good, so we'll pay that", "房东说要涨到4500。那就按他说的来吧".
     Said apart, the ask is another party's position (kept out of the plan) and the
@@ -141,20 +141,20 @@ def _with_accepted_asks(raw: list[str]) -> list[str]:
             taken is not None
             and prev
             and read_cues(prev).reported
-            and _strong(prev)
+            and has_strong_value(prev)
             and not is_question(prev)
             and not is_question(sentence)
             # "…so we'll do thirty, and $25 for overtime" sets a value of its own.
-            and not _strong(sentence[: taken.start()] + " " + sentence[taken.end() :])
+            and not has_strong_value(sentence[: taken.start()] + " " + sentence[taken.end() :])
         ):
-            out[-1] = _join(prev, sentence.strip())
+            out[-1] = join_sentences(prev, sentence.strip())
             continue
         out.append(sentence)
     return out
 
 
-def _with_next(
-    st: Statement, text: str, cues: Cues, nxt: str, where: _Where, change: int, carried: int
+def with_next(
+    st: Statement, text: str, cues: Cues, nxt: str, where: SentencePlace, change: int, carried: int
 ) -> tuple[Statement, int] | None:
     """The statement read together with the next sentence, when that one only
     continues it ("…gas. Induction range, electric everything.") or gives the right
@@ -166,9 +166,9 @@ def _with_next(
     restated = restated or (fix_pending and _restates(nxt))
     if not (CONTINUATION.match(nxt) or _fragment(nxt) or restated):
         return None
-    merged = text + _semicolon(text) + nxt if fix_pending else _join(text, nxt)
+    merged = text + semicolon_after(text) + nxt if fix_pending else join_sentences(text, nxt)
     mcues = read_cues(merged)
-    st = _classify(st.index, merged, mcues, where) or st
+    st = classify_sentence(st.index, merged, mcues, where) or st
     if not fix_pending:
         return st, max(change, mcues.change)
     # The marker fixes a value of this very sentence, not an earlier one.
@@ -180,7 +180,7 @@ def _with_next(
 _LAST_CLAUSE = re.compile(r"[，,;；]\s*(?=[^，,;；]*$)")
 
 
-def _rule_before_question(sentence: str) -> list[str]:
+def rule_before_question(sentence: str) -> list[str]:
     """ "展台上绝对不能用明火，烧着了谁赔得起？", "No shellfish at all, who
     wants an allergy scare?": a firm rule with a rhetorical question fused on. The
     rule stands on its own; the question is asked of nobody."""
@@ -212,18 +212,18 @@ def _fragment(text: str) -> bool:
 
 # "Pasting the relevant part of the quote: \"…\"", "邮件原文如下：“…”": what follows is
 # someone else's text, quoted; its lines are data, whatever their wording.
-_PASTE = Joined("statements", "pasted_quote")
+PASTED_QUOTE = Joined("statements", "pasted_quote")
 
 
-def _still_pasting(raw_sentence: str, pasting: bool) -> bool:
+def still_pasting(raw_sentence: str, pasting: bool) -> bool:
     """Is the quote still open after this sentence?"""
     quotes = raw_sentence.count('"') + raw_sentence.count("“") + raw_sentence.count("”")
     return pasting != (quotes % 2 == 1)
 
 
-def _pasted(index: int, text: str, cues: Cues) -> Statement | None:
+def pasted_statement(index: int, text: str, cues: Cues) -> Statement | None:
     values = extract_values(text)
-    if not any(v.kind in _STRONG_KINDS for v in values) and not negated(text):
+    if not any(v.kind in STRONG_KINDS for v in values) and not negated(text):
         return None
     return Statement(index, text, cues, values, "fact", 0.4)
 
@@ -248,19 +248,19 @@ _IMPERATIVE = Joined("statements", "bare_imperative")
 _REPLACEMENT = Joined("statements", "replacement")
 
 
-def _instead_rule(index: int, text: str, cues: Cues, after_revoke: bool) -> Statement | None:
+def instead_rule(index: int, text: str, cues: Cues, after_revoke: bool) -> Statement | None:
     """ "Stop doing the numbered lists. Just write short paragraphs.": what to do instead
     of a rule just revoked is a rule itself, however plainly put."""
-    if not after_revoke or not (_IMPERATIVE.search(text) or _replaces(text, cues)):
+    if not after_revoke or not (_IMPERATIVE.search(text) or replaces_rule(text, cues)):
         return None
     return Statement(index, text, cues, extract_values(text), "directive", 0.8)
 
 
-def _replaces(text: str, cues: Cues) -> bool:
+def replaces_rule(text: str, cues: Cues) -> bool:
     return (
         bool(_REPLACEMENT.search(text))
         and not cues.question
         and not small_talk(text)
         and not chatter(text)
-        and _content(text) >= 1
+        and content_word_count(text) >= 1
     )

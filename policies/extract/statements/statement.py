@@ -24,23 +24,23 @@ from policies.language.values import Value, extract_values
 from policies.rulebook import Joined
 from policies.types import ItemType
 
-_NARRATIVE = Joined("statements", "story_told")
+NARRATIVE = Joined("statements", "story_told")
 
 
-_CHITCHAT = Joined("statements", "chitchat")
+CHITCHAT = Joined("statements", "chitchat")
 
 
 # Hard limits rank first: safety (allergies, injuries, surgery), absolute words.
-_HARD = Joined("statements", "hard_limit")
+HARD_LIMIT = Joined("statements", "hard_limit")
 
 
-_STRONG_KINDS = frozenset(
+STRONG_KINDS = frozenset(
     {"money", "percent", "date", "time", "qty", "label", "grade", "version", "id", "freq", "title",
      "bound"}
 )  # fmt: skip
 
 
-_RELEVANT = 1.0
+RELEVANT_OVERLAP = 1.0
 
 
 @dataclass(slots=True)
@@ -71,13 +71,13 @@ class Statement:
         spans = example_spans(self.text)
         return tuple(
             v for v in self.values
-            if (v.kind in _STRONG_KINDS or v.kind == "number")
+            if (v.kind in STRONG_KINDS or v.kind == "number")
             and not is_example(self.text, v, spans)
         )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
-class _Where:
+class SentencePlace:
     """Where a sentence sits: what its message and the session say about it."""
 
     topic: Container[str]
@@ -98,17 +98,17 @@ def clean(sentence: str) -> str:
     return strip_filler(strip_marker(sentence)).rstrip("；;，,、 ")
 
 
-def _semicolon(text: str) -> str:
+def semicolon_after(text: str) -> str:
     return "；" if re.search(r"[\u3000-\u9fff]$", text) else "; "
 
 
-def _join(a: str, b: str) -> str:
+def join_sentences(a: str, b: str) -> str:
     sep = "" if re.search(r"[\u3000-\u9fff]$", a) else " "
     return a + sep + b
 
 
-def _strong(text: str) -> bool:
-    return any(v.kind in _STRONG_KINDS for v in extract_values(text))
+def has_strong_value(text: str) -> bool:
+    return any(v.kind in STRONG_KINDS for v in extract_values(text))
 
 
 def cue_free_memo(text: str) -> str:
@@ -116,8 +116,5 @@ def cue_free_memo(text: str) -> str:
     return text if m is None else text[: m.start()] + " " + text[m.end() :]
 
 
-def _content(text: str) -> int:
+def content_word_count(text: str) -> int:
     return sum(1 for w in weighted_terms(text).values() if w >= 1)
-
-
-_RULE_KINDS = frozenset({"directive", "constraint", "preference"})
