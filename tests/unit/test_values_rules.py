@@ -1,7 +1,7 @@
 """values.py's patterns that name words are data (policies/rules/<lang>/values.yaml);
 what the code still spells of them must agree with the data.
 
-The number words are only data: values.py and policies/extract/relative/ read them from
+The number words are only data: numbers.py and policies/extract/relative/ read them from
 values.yaml's fragments. values.py normalises the English unit words (`_EN_UNITS`), so
 those are spelled in both places; the unit test fails when one side changes without the
 other.
@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import re
 
-from policies.language import values
+from policies.language import numbers, values
 from policies.rulebook import fragment, rules
 
 
 def test_number_words_are_only_data() -> None:
     for name in ("_EN_WORD_NUM", "_EN_BELOW_100", "_ZH_NUM"):
         assert not hasattr(values, name)
-    assert values.read_number("about forty-two") == 42
-    assert values.read_number("大约三百二十") == 320
+        assert not hasattr(numbers, name)
+    assert numbers.read_number("about forty-two") == 42
+    assert numbers.read_number("大约三百二十") == 320
 
 
 def test_relative_rules_include_the_number_words() -> None:

@@ -14,11 +14,11 @@ import re
 from collections.abc import Sequence
 
 from policies.extract.statements import Statement
+from policies.language.numbers import is_split
 from policies.language.values import (
     Value,
     bound_side,
     extract_values,
-    is_split,
     measure,
     measures_compatible,
     numeric_closeness,

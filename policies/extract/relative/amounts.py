@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# The number parsing of `policies.language.values` (digits, Chinese numerals, English
+# The number parsing of `policies.language.numbers` (digits, Chinese numerals, English
 # number words), reused so that both read "两千五" and "ninety-five" alike. The amount
 # fragments (money, percent, duration, classifier) are data: policies/rules/<lang>/relative.yaml,
 # composed from values.yaml's number words.
-from policies.language.values import read_number
+from policies.language.numbers import read_number
 from policies.rulebook import Joined
 
 # Is an English amount money ("$300", "two grand"), and does it end in a unit of time.
