@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from policies.language.values import Value, bound_side, extract_values, measure
+from policies.language.units import bound_side, measure
+from policies.language.values import Value, extract_values
 from policies.types import MemoryItem
 
 # The measure word as the value units spell it ("word", "line", "字", "行").

@@ -19,7 +19,8 @@ from collections.abc import Container, Iterable, Mapping
 from functools import lru_cache
 
 from policies.language.text import EN_STOPWORDS, ZH_STOP_BIGRAMS, normalize
-from policies.language.values import CURRENCIES, extract_values
+from policies.language.units import CURRENCIES
+from policies.language.values import extract_values
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # Apostrophes stay inside a word: "we're" is one (form) word, not "we" + "re".

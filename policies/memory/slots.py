@@ -14,15 +14,8 @@ from functools import lru_cache
 from itertools import pairwise
 
 from policies.language.matching import weighted_terms
-from policies.language.values import (
-    Value,
-    bound_side,
-    extract_values,
-    measure,
-    measures_compatible,
-    numeric_closeness,
-    value_signature,
-)
+from policies.language.units import bound_side, measure, measures_compatible
+from policies.language.values import Value, extract_values, numeric_closeness, value_signature
 from policies.types import ItemType
 
 # Kinds whose values a revision changes, and that stay stale wherever quoted.

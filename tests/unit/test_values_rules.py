@@ -2,7 +2,7 @@
 what the code still spells of them must agree with the data.
 
 The number words are only data: numbers.py and policies/extract/relative/ read them from
-values.yaml's fragments. values.py normalises the English unit words (`_EN_UNITS`), so
+values.yaml's fragments. units.py normalises the English unit words (`EN_UNITS`), so
 those are spelled in both places; the unit test fails when one side changes without the
 other.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from policies.language import numbers, values
+from policies.language import numbers, units, values
 from policies.rulebook import fragment, rules
 
 
@@ -30,8 +30,8 @@ def test_relative_rules_include_the_number_words() -> None:
 
 
 def test_unit_words_are_the_normalised_units_longest_first() -> None:
-    units = fragment("values", "en", "unit")
-    assert units == "|".join(sorted(values._EN_UNITS, key=len, reverse=True))
+    words = fragment("values", "en", "unit")
+    assert words == "|".join(sorted(units.EN_UNITS, key=len, reverse=True))
 
 
 def test_the_value_patterns_compile() -> None:

@@ -15,14 +15,8 @@ from collections.abc import Sequence
 
 from policies.extract.statements import Statement
 from policies.language.numbers import is_split
-from policies.language.values import (
-    Value,
-    bound_side,
-    extract_values,
-    measure,
-    measures_compatible,
-    numeric_closeness,
-)
+from policies.language.units import bound_side, measure, measures_compatible
+from policies.language.values import Value, extract_values, numeric_closeness
 from policies.memory.slots import same_unit_change
 from policies.rulebook import Joined
 from policies.types import RULE_TYPES, MemoryItem
