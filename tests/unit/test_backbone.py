@@ -196,12 +196,19 @@ def test_a_newer_tool_result_about_the_same_object_replaces_the_older() -> None:
         assistant("It is confirmed."),
         user("Great, what time should I arrive?"),
     ]
-    ctx = BackboneAssembler().assemble(make_input(messages, 170, summary_upto=9))
+    kept = BackboneParams(lean_digests=False)
+    ctx = BackboneAssembler(kept).assemble(make_input(messages, 170, summary_upto=9))
     tools = [m for m in ctx.messages if m["role"] == "tool"]
     assert [t["tool_call_id"] for t in tools] == ["c1", "c2"]
     assert "replaced by a later result" in tools[0]["content"]
     assert "status=confirmed" in tools[1]["content"]
     assert "x" * 50 not in tools[1]["content"]  # key fields only
+    # With `lean_digests` (the default) the reply about the older result goes
+    # at once, and with it the round whose every result has a newer one.
+    lean = BackboneAssembler().assemble(make_input(messages, 170, summary_upto=9))
+    tools = [m for m in lean.messages if m["role"] == "tool"]
+    assert [t["tool_call_id"] for t in tools] == ["c2"]
+    assert "status=confirmed" in tools[0]["content"]
 
 
 def test_roles_stay_valid_and_tool_pairs_atomic_under_pressure() -> None:
@@ -532,7 +539,8 @@ def _side_chat() -> list[dict[str, Any]]:
         assistant("A shaded park works best. Riverside Green has tables for 40 people."),
         user("We need tables for 25 people and some shade in the afternoon."),
         assistant("Shade matters in July. The hardware store rents pop-up tents for $35 a day."),
-        user("Anyway, will it be warm enough in the park by then?"),
+        # The user repeats the price: the reply holds no figure of its own.
+        user("Anyway, $35 is no problem. Will it be warm enough in the park by then?"),
         assistant("Great, I'll hold Riverside Green for the second Saturday. " * 3),
         user("What games should we bring? Something for twelve players. " * 2),
         assistant("Bring two travel chess sets, a frisbee and a deck of cards. " * 3),
@@ -542,8 +550,8 @@ def _side_chat() -> list[dict[str, Any]]:
 
 def test_lean_digests_leave_out_an_unreferenced_reply_while_there_is_room() -> None:
     inp = make_input(_side_chat(), 220, summary_upto=7)
-    kept = BackboneAssembler(BackboneParams()).assemble(inp)
-    lean = BackboneAssembler(BackboneParams(lean_digests=True)).assemble(
+    kept = BackboneAssembler(BackboneParams(lean_digests=False)).assemble(inp)
+    lean = BackboneAssembler(BackboneParams()).assemble(
         make_input(_side_chat(), 220, summary_upto=7)
     )
     assert "pop-up tents" in "\n".join(str(m["content"]) for m in kept.messages)
@@ -556,3 +564,100 @@ def test_lean_digests_leave_out_an_unreferenced_reply_while_there_is_room() -> N
     # The user's own words stay verbatim either way.
     assert "We are planning a picnic for the chess club next month." in lean_text
     assert "We need tables for 25 people and some shade in the afternoon." in lean_text
+
+
+def _worked_out(reply: str, closing: str, figures: str) -> list[dict[str, Any]]:
+    return [
+        SYSTEM,
+        user(figures),
+        assistant(reply),
+        user(closing),
+        assistant("Noted, take your time with it. " * 12),
+        user("Anything else I should know?"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("figures", "reply", "closing", "worked_out"),
+    [
+        (
+            "The hall charges 300 for the evening and cleaning is extra.",
+            "Cleaning runs 80, so the evening comes to 380 in all.",
+            "Let me think about the music first.",
+            "380",
+        ),
+        (
+            "场地一晚300块，打扫另算。",
+            "打扫费是80块，所以一晚合计380块。",
+            "我先想想音乐的事。",
+            "380",
+        ),
+    ],
+)
+def test_lean_digests_keep_a_reply_holding_a_figure_no_user_turn_stated(
+    figures: str, reply: str, closing: str, worked_out: str
+) -> None:
+    # The next turn does not take the figure up, but the user's words alone do
+    # not carry it: the digest stays while there is room.
+    ctx = BackboneAssembler().assemble(
+        make_input(_worked_out(reply, closing, figures), 130, summary_upto=5)
+    )
+    shown = "\n".join(str(m["content"]) for m in ctx.messages if m["role"] == "assistant")
+    assert worked_out in shown
+    assert not any(c.reason == LEAN_DIGEST and c.ref.startswith("2") for c in ctx.candidates)
+
+
+@pytest.mark.parametrize(
+    ("figures", "reply", "closing"),
+    [
+        (
+            "The hall charges 300 for the evening and cleaning is 80.",
+            "So the evening is 300 plus 80 for cleaning.",
+            "Let me think about the music first.",
+        ),
+        (
+            "场地一晚300块，打扫80块。",
+            "也就是场地300块，再加打扫80块。",
+            "我先想想音乐的事。",
+        ),
+    ],
+)
+def test_lean_digests_leave_out_a_reply_that_only_repeats_the_users_figures(
+    figures: str, reply: str, closing: str
+) -> None:
+    ctx = BackboneAssembler().assemble(
+        make_input(_worked_out(reply, closing, figures), 130, summary_upto=5)
+    )
+    shown = "\n".join(str(m["content"]) for m in ctx.messages if m["role"] == "assistant")
+    assert reply not in shown
+    assert any(c.reason == LEAN_DIGEST for c in ctx.candidates)
+
+
+def test_the_newest_frozen_reply_renders_the_same_bytes_on_the_next_request() -> None:
+    # Everything frozen (the last exchange does not fit beside the rest): the
+    # newest reply is followed by the current input, which the next request
+    # holds as that exchange's next turn; what the reply keeps depends on it.
+    options = "Here are three caterers that do launch parties in town:\n" + "\n".join(
+        f"{i}. {name}, with a set menu and staff for the evening, booked two weeks ahead"
+        for i, name in enumerate(("Olive Table", "Copper Pot", "Green Fork"), 1)
+    )
+    history = [
+        SYSTEM,
+        user("We are choosing a caterer for the launch party."),
+        assistant("Happy to help with the launch party. " * 12),
+        user("Which caterers would you suggest for 60 guests on a Friday evening?"),
+        assistant(options),
+    ]
+    pick = user("Let's go with the second one.")
+    now = BackboneAssembler().assemble(make_input([*history, pick], 130, summary_upto=5))
+    later = BackboneAssembler().assemble(
+        make_input([*history, pick, assistant("Done. " * 30), user("Menu?")], 130, summary_upto=7)
+    )
+
+    def options_reply(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [
+            m for m in messages if m["role"] == "assistant" and "Copper Pot" in str(m["content"])
+        ]
+
+    assert len(options_reply(now.messages)) == 1
+    assert options_reply(now.messages) == options_reply(later.messages)

@@ -167,7 +167,13 @@ def _lay_out(
     """The units, frozen up to the session's compaction mark (`summary_upto`)."""
     units = split_units(inp.history)
     frozen_n = sum(1 for u in units if u.first_ordinal < inp.summary_upto)
-    next_user = [user_text(units[i + 1]) if i + 1 < len(units) else "" for i in range(len(units))]
+    # The newest exchange is followed by the current input when that opens with
+    # the user's turn: the same text its next unit will hold from the next
+    # request on, so what depends on it renders the same bytes then.
+    after_last = inp.tail[0].text if inp.tail and inp.tail[0].role == "user" else ""
+    next_user = [
+        user_text(units[i + 1]) if i + 1 < len(units) else after_last for i in range(len(units))
+    ]
     r = Renderer(units, next_user, k, stale, restated, replaced_calls(inp.history), p, inp.count)
     return _Layout(units, r, k, hist_room, frozen_n, _live_tokens(units, frozen_n))
 

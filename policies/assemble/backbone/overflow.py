@@ -18,8 +18,9 @@ from policies.assemble.backbone.knowledge import Knowledge, informative
 from policies.assemble.backbone.params import FULL_DIGEST, TOOLS_ONLY
 from policies.assemble.backbone.render import Renderer
 from policies.assemble.backbone.units import Unit
-from policies.assemble.digest import accepts
+from policies.assemble.digest import accepts, digest_assistant
 from policies.extract.choices import chosen_option, list_options
+from policies.language.values import extract_values
 
 
 def _referenced(text: str, next_user: str) -> bool:
@@ -36,6 +37,30 @@ Move = tuple[int, int, int, str]
 UNUSED_DIGEST = "overflow: assistant digest no later turn builds on"
 # The same move made by `lean_digests`, before the frozen part is over its room.
 LEAN_DIGEST = "lean_digests: assistant digest no later turn builds on"
+
+
+def _new_values(units: Sequence[Unit], i: int, r: Renderer) -> bool:
+    """Whether unit `i`'s assistant digest holds a figure no user turn up to
+    the next one stated: one the assistant worked out or a tool returned,
+    which the user's words alone do not carry. A pure function of the turns up
+    to the next user turn, so the answer does not change on later requests."""
+    users = [u.user.text for u in units[: i + 1] if u.user is not None]
+    said = {
+        v.number
+        for text in [*users, r.next_user[i]]
+        for v in extract_values(text)
+        if v.number is not None
+    }
+    for group in units[i].groups:
+        head = group[0]
+        if head.role != "assistant" or head.tool_call_ids:
+            continue
+        digest = digest_assistant(
+            head.text, r.next_user[i], r.p.assistant_sentences, r.p.assistant_max_chars
+        )
+        if any(v.number is not None and v.number not in said for v in extract_values(digest)):
+            return True
+    return False
 
 
 def _chatter(units: Sequence[Unit], r: Renderer, k: Knowledge) -> set[int]:
@@ -142,7 +167,11 @@ def _shrink(units: list[Unit], r: Renderer, k: Knowledge, free: int, room: int) 
     if free <= 0:
         # Nothing has to go (`lean_digests`): only the replies no later turn
         # builds on; the user's words stay until there is no room for them.
-        at_once = [(i, a, b, LEAN_DIGEST) for i, a, b, why in at_once if why == UNUSED_DIGEST]
+        at_once = [
+            (i, a, b, LEAN_DIGEST)
+            for i, a, b, why in at_once
+            if why == UNUSED_DIGEST and r.next_user[i] and not _new_values(units, i, r)
+        ]
     for move in at_once:
         free -= _apply(units, r, move)
     for move in stepwise:

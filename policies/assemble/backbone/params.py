@@ -50,17 +50,16 @@ class BackboneParams(BaseModel):
     # Leave out, as soon as an exchange is frozen, the assistant digests no
     # later turn builds on (what the frozen part gives up first once it is
     # over its room), instead of only then; the user's words stay until there
-    # is no room for them. The frozen part is smaller and rewritten less
-    # often, so the bill under prompt caching drops, at the price of the
-    # assistant's words while there is room for them: measured
-    # (bench/cache_cost.py, cached at 50 % / 10 % / Anthropic) development set
-    # 0.373/0.716/0.750 -> 0.345/0.642/0.640, bench/scenarios
-    # 0.373/0.726/0.740 -> 0.356/0.681/0.646, recall and stale unchanged on
-    # both; on the blind sets (memproxy eval) fresh17 recall 0.749 -> 0.664
-    # (stale 4 -> 2), fresh11 0.909 -> 0.929, held-out fresh14 0.657 -> 0.641,
-    # the other 15 sets unchanged. Off by default: the blind sets are the
-    # honest measure, and the newest loses most.
-    lean_digests: bool = False
+    # is no room for them. Kept: a digest holding a figure no user turn up to
+    # the next one stated (what the assistant worked out or a tool returned),
+    # and the newest reply until the user's next turn says whether it builds
+    # on it. The frozen part is smaller and rewritten less often, so the bill
+    # under prompt caching drops. Measured against it off (bench/cache_cost.py,
+    # cached at 50 % / 10 % / Anthropic): development set 0.373/0.716/0.750
+    # -> 0.361/0.680/0.686, bench/scenarios 0.373/0.726/0.740 ->
+    # 0.370/0.709/0.722; recall (memproxy eval, 20 sets) 8 checks gained on
+    # fresh4/14/17 and 4 lost on fresh13/14/17, stale unchanged.
+    lean_digests: bool = True
     assistant_sentences: int = Field(default=2, ge=0)
     assistant_max_chars: int = Field(default=240, ge=40)
     annotate: bool = True
