@@ -28,10 +28,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from policies.language.clip import clip_sentence
-from policies.language.cues import addressed_names, is_question, strip_vocatives
 from policies.language.dates import strip_marker
 from policies.language.matching import stem
+from policies.language.questions import is_question
 from policies.language.segment import split_sentences
+from policies.language.social import addressed_names, strip_vocatives
 from policies.language.text import terms
 
 _LATIN_WORD = re.compile(r"[a-z]+")
