@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 from bench.harness import free_port, spawn_memproxy, wait_http  # noqa: E402
 from proxy.chat_request import message_text  # noqa: E402
 from proxy.evaluation import Scenario, load_scenarios, score_final  # noqa: E402
-from proxy.stub_upstream import StubUpstream  # noqa: E402
+from proxy.stub.server import StubUpstream  # noqa: E402
 
 
 def write_config(out: Path, stub_url: str, split: float) -> Path:

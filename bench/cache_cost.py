@@ -168,7 +168,7 @@ async def bill_locomo(data: Path, conversations: int, budget: int, policy: str) 
 
     from bench._harness import serve_proxy, stub_settings
     from bench.locomo import load_samples
-    from proxy.stub_upstream import StubUpstream
+    from proxy.stub.server import StubUpstream
 
     samples = load_samples(data)[:conversations]
     result = SetBill()

@@ -36,7 +36,7 @@ import httpx  # noqa: E402
 
 from proxy.config import settings_from_dict  # noqa: E402
 from proxy.http.app import create_app  # noqa: E402
-from proxy.stub_upstream import StubUpstream  # noqa: E402
+from proxy.stub.server import StubUpstream  # noqa: E402
 
 USER_LINES = [
     "Can you look at the quarterly numbers for the north region again?",

@@ -29,7 +29,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from proxy.stub_upstream import StubUpstream  # noqa: E402
+from proxy.stub.server import StubUpstream  # noqa: E402
 
 CAFE_ASK = "Summarise the final setup for the repair café, please."
 CLUB_ASK = "把读书会最后定下来的安排总结一下。"

@@ -85,7 +85,7 @@ from rich.progress import (  # noqa: E402
 
 from bench._harness import serve_proxy, stub_settings  # noqa: E402
 from proxy.chat_request import message_text  # noqa: E402
-from proxy.stub_upstream import StubUpstream  # noqa: E402
+from proxy.stub.server import StubUpstream  # noqa: E402
 from proxy.tokens import TokenCounter  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "eval" / "locomo" / "locomo10.json"

@@ -38,7 +38,7 @@ import httpx  # noqa: E402
 from policies.longterm.backfill import BACKFILL_HEADER  # noqa: E402
 from proxy.config import settings_from_dict  # noqa: E402
 from proxy.http.app import create_app  # noqa: E402
-from proxy.stub_upstream import StubUpstream  # noqa: E402
+from proxy.stub.server import StubUpstream  # noqa: E402
 
 FILLER_EN = [
     "Unrelated, but what's the history of the Dom Luís I Bridge? I keep reading about it "
@@ -207,7 +207,7 @@ async def run_pair(
 
     long_term: dict[str, Any] = {}
     if scenario.embeddings:
-        # The stub's vectors put unrelated texts near 0 (see `proxy.stub_upstream`).
+        # The stub's vectors put unrelated texts near 0 (see `proxy.stub.embeddings`).
         long_term = {"embedding_model": "embedder", "embedding_min_similarity": 0.15}
     db = tmp / f"{scenario.name.split()[0]}-{scenario.embeddings}-{scoped}.db"
     settings = settings_from_dict(

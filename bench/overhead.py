@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.harness import serve_memproxy, stub_model  # noqa: E402
-from proxy.stub_upstream import StubUpstream  # noqa: E402
+from proxy.stub.server import StubUpstream  # noqa: E402
 
 
 def start_proxy(stub_url: str, tmp: Path, extra: dict[str, Any] | None = None) -> tuple[Any, str]:

@@ -44,7 +44,7 @@ from sqlalchemy.engine import make_url  # noqa: E402
 from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
 
 from bench.harness import free_port, spawn_memproxy, stub_model, wait_http  # noqa: E402
-from proxy.stub_upstream import StubUpstream  # noqa: E402
+from proxy.stub.server import StubUpstream  # noqa: E402
 
 DEFAULT_PG = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 

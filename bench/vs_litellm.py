@@ -80,7 +80,7 @@ TOPICS = (
 def start_stub(log: Path) -> tuple[subprocess.Popen[bytes], str]:
     code = (
         "import sys\n"
-        "from proxy.stub_upstream import StubUpstream\n"
+        "from proxy.stub.server import StubUpstream\n"
         "stub = StubUpstream().start()\n"
         "print(stub.url, flush=True)\n"
         "sys.stdin.read()\n"

@@ -31,7 +31,7 @@ from proxy.eval_wire import APIS, wire_request
 from proxy.http.app import create_app
 from proxy.llm_policies import make_completion
 from proxy.llm_replies import RecordedReplies, load_replies
-from proxy.stub_upstream import StubUpstream
+from proxy.stub.server import StubUpstream
 from proxy.tokens import TokenCounter
 
 

@@ -62,7 +62,7 @@ from proxy.live_plan import (
     read_results,
     select,
 )
-from proxy.stub_upstream import StubUpstream
+from proxy.stub.server import StubUpstream
 from proxy.upstream import Upstream
 
 SCRIPT_MODEL = "memproxy-eval-scripted"

@@ -7,20 +7,17 @@ exposure not saved yet, by `proxy.item_cache.ItemCache`.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 
 from policies.base import ExtractionPolicy
 from policies.extract.choices import LOOKBACK, answered_list
 from policies.hybrid import HybridExtractor
 from policies.llm import LLMExtractor, PolicyCall
-from policies.memory.forgetting import ARCHIVED_NOTE, REPROMOTED_NOTE
+from policies.memory.forgetting import apply_tiers
 from policies.memory.reducer import apply_extraction, rollback
 from policies.types import (
     Extraction,
     ExtractionContext,
-    ItemStatus,
-    ItemVersion,
     MemoryItem,
     Turn,
 )
@@ -190,29 +187,10 @@ class MemoryState:
         repromote: Sequence[str],
         ordinal: int,
     ) -> list[str]:
-        """Persist graded forgetting: archive faded items, re-promote mentioned ones.
-
-        Each change is a version (rollback restores the previous status). A
-        re-promotion of an item that was not archived only records the
-        mention: its age for forgetting restarts there. Returns changed ids.
-        """
+        """Persist graded forgetting: archive faded items, re-promote mentioned ones
+        (`policies.memory.forgetting.apply_tiers`). Returns changed ids."""
         items = await self.items(session_id)
-        wanted_archive, wanted_back = set(archive), set(repromote)
-        changed: list[str] = []
-        for i, item in enumerate(items):
-            status: ItemStatus
-            if item.id in wanted_back and item.status in ("active", "archived"):
-                note = REPROMOTED_NOTE
-                status = "active"
-            elif item.id in wanted_archive and item.status == "active":
-                note, status = ARCHIVED_NOTE, "archived"
-            else:
-                continue
-            copy = dataclasses.replace(item, versions=list(item.versions))
-            copy.versions.append(ItemVersion(ordinal, item.status, item.value, note))
-            copy.status = status
-            items[i] = copy
-            changed.append(item.id)
+        changed = apply_tiers(items, archive, repromote, ordinal)
         if changed:
             await self.cache.save(session_id, set(changed))
         return changed

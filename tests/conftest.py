@@ -63,7 +63,7 @@ def _network_guard(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="session")
 def stub() -> Iterator[Any]:
-    from proxy.stub_upstream import StubUpstream
+    from proxy.stub.server import StubUpstream
 
     upstream = StubUpstream().start()
     yield upstream

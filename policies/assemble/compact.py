@@ -27,8 +27,9 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from policies.language.cues import negated, read_cues, small_talk
+from policies.language.cues import negated, read_cues
 from policies.language.names import ROLE, person_names
+from policies.language.social import small_talk
 from policies.language.values import extract_values, value_signature
 from policies.rulebook import Joined
 

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from policies.language.cues import Lexicon, is_question, recap_request
+from policies.language.lexicon import Lexicon
+from policies.language.questions import is_question, recap_request
 from policies.rulebook import Joined
 
 Kind = Literal["lookup", "temporal", "own_words", "contradiction", "bridging"]
@@ -51,7 +52,7 @@ RULES: tuple[QuestionRule, ...] = (
 )
 
 # An information question without its question mark (who, what, when, did
-# I...; Chinese questions are read by `policies.language.cues.is_question`), as opposed
+# I...; Chinese questions are read by `policies.language.questions.is_question`), as opposed
 # to a request that works on the task ("can you shorten it?").
 _ASKS_FACT = Joined("question", "asks_fact", ("en",))
 # Work on the task, phrased as a question: the backbone serves it.

@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Sequence
 
 from policies.assemble.generated import RECALL_HEADER, Generated, nothing
 from policies.assemble.lines import Line, fit_lines
-from policies.assemble.recall import Companion, companion, snippet
+from policies.assemble.recall_snippets import Companion, companion, snippet
 from policies.assemble.summary import Shown, fit_chunks
 from policies.language.dates import marker_date
 from policies.language.segment import drop_retracted
@@ -69,7 +69,7 @@ def plan_recall(
 
     `turn_at(ordinal)`: an older turn that may be shown, else None. With it, a
     recalled question brings the start of its reply, and a recalled answer
-    the question before it (`policies.assemble.recall.companion`), placed right after
+    the question before it (`policies.assemble.recall_snippets.companion`), placed right after
     it in priority so the exchange is shown whole when it fits. Turns an
     earlier late section still quotes in place (`quoted_in_place`) are not
     quoted twice.

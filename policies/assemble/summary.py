@@ -27,9 +27,10 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from policies.extract.observations import compact_tool_result
-from policies.language.cues import negated, read_cues, small_talk, strip_filler
+from policies.language.cues import negated, read_cues
 from policies.language.dates import strip_marker, strip_markers
 from policies.language.segment import drop_retracted, split_sentences
+from policies.language.social import small_talk, strip_filler
 from policies.language.text import normalize, terms
 from policies.language.values import extract_values
 from policies.memory.staleness import StaleFilter

@@ -20,7 +20,7 @@ use emojis" and "make sure you cite the ticket" must still read as rules.
 
 from __future__ import annotations
 
-from policies.language.cues import Lexicon
+from policies.language.lexicon import Lexicon
 from policies.rulebook import Joined
 
 # Each family is a rule of policies/rules/<lang>/chatter.yaml, both halves.

@@ -30,9 +30,9 @@ from policies.extract.relative import Relative, relative_changes
 from policies.extract.statements import Statement, read_statements
 from policies.extract.tentative import estimate_replacements, tentative_replacements
 from policies.extract.weekdays import weekday_moves
-from policies.language.cues import CONFIRM, REJECT
 from policies.language.dates import strip_markers
 from policies.language.matching import key_terms
+from policies.language.social import CONFIRM, REJECT
 from policies.types import (
     Add,
     Confirm,

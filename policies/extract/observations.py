@@ -20,7 +20,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from policies.language.cues import DIRECTIVE, is_question
+from policies.language.cues import DIRECTIVE
+from policies.language.questions import is_question
 from policies.language.segment import split_sentences
 from policies.language.values import extract_values, value_signature
 from policies.rulebook import Joined

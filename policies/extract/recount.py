@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from policies.extract.relative import Relative
-from policies.language.cues import is_question
+from policies.language.questions import is_question
 from policies.language.segment import split_sentences
 from policies.language.values import Value, extract_values
 from policies.memory.slots import same_unit_change

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from policies.language.cues import Lexicon
+from policies.language.lexicon import Lexicon
 from policies.language.values import Value, extract_values, numeric_closeness, value_signature
 from policies.memory.slots import REVISABLE_KINDS, same_slot
 from policies.types import MemoryItem

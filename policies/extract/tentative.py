@@ -28,7 +28,7 @@ from dataclasses import replace
 from itertools import pairwise
 
 from policies.extract.relative import Relative
-from policies.language.cues import is_question
+from policies.language.questions import is_question
 from policies.language.segment import split_sentences
 from policies.language.text import terms
 from policies.language.values import Value, extract_values

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from policies.extract.relative import Relative
-from policies.language.cues import is_question
+from policies.language.questions import is_question
 from policies.language.segment import split_sentences
 from policies.language.text import terms
 from policies.rulebook import Joined

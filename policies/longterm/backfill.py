@@ -39,7 +39,7 @@ from policies.assemble.lines import Line, fit_lines, one_line
 from policies.assemble.recall import RecallIndex
 from policies.extract.linking import link_statements
 from policies.extract.statements import read_statements
-from policies.language.cues import is_question, negated, read_cues
+from policies.language.cues import negated, read_cues
 from policies.language.matching import (
     Idf,
     content_terms,
@@ -49,6 +49,7 @@ from policies.language.matching import (
     opposed,
     similarity,
 )
+from policies.language.questions import is_question
 from policies.language.text import normalize, term_set
 from policies.language.value_kinds import choices, other_choice, shared_kinds
 from policies.language.values import extract_values

@@ -32,8 +32,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from policies.extract.linking import link_statements
 from policies.extract.statements import read_statements
-from policies.language.cues import CONFIRM
 from policies.language.matching import Idf, content_terms, covered, key_terms, weighted_terms
+from policies.language.social import CONFIRM
 from policies.language.text import normalize
 from policies.language.values import extract_values, value_signature
 from policies.memory.slots import NAMED_SLOTS

@@ -27,6 +27,7 @@ Grades are computed only when the working-memory block is rebuilt (see
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Collection, Iterable, Sequence
 
@@ -35,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from policies.language.text import terms
 from policies.language.values import extract_values, value_signature
 from policies.memory.scoring import ScoringParams
-from policies.types import ItemType, MemoryItem, Tier
+from policies.types import ItemStatus, ItemType, ItemVersion, MemoryItem, Tier
 
 REPROMOTED_NOTE = "re-promoted: mentioned by the user"
 ARCHIVED_NOTE = "archived: faded out of working memory"
@@ -149,3 +150,32 @@ def mentioned(
     own = set(terms(item.value))
     shared = len(own & query)
     return shared >= 2 and shared >= params.mention_share * len(own)
+
+
+def apply_tiers(
+    items: list[MemoryItem], archive: Collection[str], repromote: Collection[str], ordinal: int
+) -> list[str]:
+    """Archive faded items and re-promote mentioned ones, replacing them in `items`
+    (in place: the list may be the one a cache holds). Returns the changed ids.
+
+    Each change is a version (rollback restores the previous status). A
+    re-promotion of an item that was not archived only records the
+    mention: its age for forgetting restarts there.
+    """
+    wanted_archive, wanted_back = set(archive), set(repromote)
+    changed: list[str] = []
+    for i, item in enumerate(items):
+        status: ItemStatus
+        if item.id in wanted_back and item.status in ("active", "archived"):
+            note = REPROMOTED_NOTE
+            status = "active"
+        elif item.id in wanted_archive and item.status == "active":
+            note, status = ARCHIVED_NOTE, "archived"
+        else:
+            continue
+        copy = dataclasses.replace(item, versions=list(item.versions))
+        copy.versions.append(ItemVersion(ordinal, item.status, item.value, note))
+        copy.status = status
+        items[i] = copy
+        changed.append(item.id)
+    return changed

@@ -13,7 +13,7 @@ import openai
 import pytest
 import yaml
 
-from proxy.stub_upstream import Fault
+from proxy.stub.state import Fault
 from tests.conftest import make_config
 from tests.e2e.serving import free_port, serve
 

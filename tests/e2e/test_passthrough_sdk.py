@@ -13,8 +13,9 @@ import openai
 import pytest
 import yaml
 
-from proxy.stub_passthrough import PNG_1X1_B64, STUB_FLAG_WORD, speech_bytes
-from proxy.stub_upstream import Fault, embed_text
+from proxy.stub.embeddings import embed_text
+from proxy.stub.passthrough import PNG_1X1_B64, STUB_FLAG_WORD, speech_bytes
+from proxy.stub.state import Fault
 from tests.conftest import make_config
 from tests.e2e.serving import free_port, serve
 

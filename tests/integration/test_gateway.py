@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from proxy.stub_upstream import Fault
+from proxy.stub.state import Fault
 
 SECRET = "sk-provider-secret-123"
 

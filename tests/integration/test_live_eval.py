@@ -21,7 +21,7 @@ from proxy.evaluation import Scenario, format_tokens
 from proxy.live_cli import confirm_spend
 from proxy.live_eval import run_live
 from proxy.live_plan import Estimate, LiveOptions, final_messages, read_results
-from proxy.stub_upstream import Fault
+from proxy.stub.state import Fault
 from proxy.tokens import TokenCounter
 from proxy.upstream import Upstream
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from policies.longterm.backfill import BACKFILL_HEADER
-from proxy.stub_upstream import Fault
+from proxy.stub.state import Fault
 from tests.integration.test_longterm import SYSTEM, auth, converse, latest_record
 
 KEY, ADMIN = "key-tenant-a", {"Authorization": "Bearer adm-key-7"}

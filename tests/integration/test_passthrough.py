@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from proxy.served import SERVED_ROUTES
-from proxy.stub_passthrough import PNG_1X1_B64, STUB_FLAG_WORD, speech_bytes
-from proxy.stub_upstream import Fault, embed_text
+from proxy.stub.embeddings import embed_text
+from proxy.stub.passthrough import PNG_1X1_B64, STUB_FLAG_WORD, speech_bytes
+from proxy.stub.state import Fault
 
 KEY = "sk-tenant-pass"
 AUTH = {"Authorization": f"Bearer {KEY}"}

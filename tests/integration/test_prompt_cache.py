@@ -377,7 +377,7 @@ async def test_raw_never_forwarded_past_the_budget(proxy_factory: Any, stub_upst
 async def test_a_fallback_of_another_family_gets_the_prompt_unhinted(
     proxy_factory: Any, stub_upstream: Any
 ) -> None:
-    from proxy.stub_upstream import Fault
+    from proxy.stub.state import Fault
 
     proxy = await proxy_factory(
         model_list=models(stub_upstream),

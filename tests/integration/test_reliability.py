@@ -13,7 +13,7 @@ import pytest
 
 from proxy.config import ConfigError, settings_from_dict
 from proxy.routing import retry_after_seconds
-from proxy.stub_upstream import Fault
+from proxy.stub.state import Fault
 
 SECRET = "sk-provider-secret-123"
 FAST = {"retry_backoff_s": 0.01, "retry_backoff_max_s": 0.05}

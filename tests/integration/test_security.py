@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from proxy.stub_upstream import Fault
+from proxy.stub.state import Fault
 
 CLIENT_KEY = "sk-memproxy-client-7f3a"
 OTHER_KEY = "sk-memproxy-client-9b2c"

@@ -11,7 +11,7 @@ import pytest
 
 from proxy.eval_wire import wire_request
 from proxy.evaluation import run_eval
-from proxy.stub_upstream import Fault
+from proxy.stub.state import Fault
 
 SYSTEM = {"role": "system", "content": "You look after a community orchard."}
 

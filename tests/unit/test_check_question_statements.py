@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.language.cues import check_question, is_question
+from policies.language.questions import check_question, is_question
 from policies.language.values import extract_values
 from tests.unit.extraction_support import active_values
 

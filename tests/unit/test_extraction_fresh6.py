@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.language.cues import recap_request
+from policies.language.questions import recap_request
 from policies.language.segment import drop_retracted
 from policies.language.values import extract_values
 from tests.unit.extraction_support import active_values

@@ -7,8 +7,9 @@ extractor used to miss, and checks it on phrasings written for this file
 
 from __future__ import annotations
 
-from policies.language.cues import contrast_terms, is_question, read_cues, recap_request
+from policies.language.cues import contrast_terms, read_cues
 from policies.language.matching import weighted_terms
+from policies.language.questions import is_question, recap_request
 from policies.language.values import extract_values
 from policies.memory.reducer import active_items
 from policies.types import Extraction, MemoryItem

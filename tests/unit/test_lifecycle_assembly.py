@@ -11,8 +11,16 @@ from policies.assemble.budget import split_mandatory
 from policies.assemble.generated import DELTA_HEADER, MEMORY_HEADER
 from policies.assemble.params import FullParams
 from policies.assemble.summary import DatedTurn, RuleSummarizer
-from policies.memory.forgetting import ForgettingParams, entity_line, fades, grade
-from policies.types import AssembledContext, MemoryItem, Turn
+from policies.memory.forgetting import (
+    ARCHIVED_NOTE,
+    REPROMOTED_NOTE,
+    ForgettingParams,
+    apply_tiers,
+    entity_line,
+    fades,
+    grade,
+)
+from policies.types import AssembledContext, ItemVersion, MemoryItem, Turn
 from tests.unit.test_assembly import check_structure, count, msg, turns_from
 
 
@@ -182,6 +190,24 @@ def test_archived_item_comes_back_when_the_input_mentions_it() -> None:
     assert "k" in back.repromoted_ids
     assert "Booked: Hotel Kanra, confirmation HK-55817." in str(back.messages)
     assert any(c.ref == "k" and c.decision == "recalled" for c in back.candidates)
+
+
+def test_tiers_archive_faded_items_and_bring_mentioned_ones_back_as_versions() -> None:
+    faded = item("f", "The ferry leaves from pier 4.", 2, "fact")
+    stored = item("s", "The locker code is 3318.", 3, "fact", status="archived")
+    quiet = item("q", "Bring a rain jacket.", 4, "fact", status="archived")
+    gone = item("g", "Lunch at the noodle bar.", 5, "fact", status="superseded")
+    items = [faded, stored, quiet, gone]
+    changed = apply_tiers(items, ["f", "g"], ["s"], 40)
+    assert changed == ["f", "s"]
+    assert [i.status for i in items] == ["archived", "active", "archived", "superseded"]
+    assert items[0].versions == [ItemVersion(40, "active", faded.value, ARCHIVED_NOTE)]
+    assert items[1].versions == [ItemVersion(40, "archived", stored.value, REPROMOTED_NOTE)]
+    assert items[2] is quiet
+    assert items[3] is gone
+    # The originals are not changed: a changed item is a copy.
+    assert faded.status == "active"
+    assert not faded.versions
 
 
 def test_full_params_reject_unknown_keys() -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from policies.assemble.generated import RECALL_HEADER
 from policies.assemble.quoted_turns import plan_recall
-from policies.assemble.recall import RecallIndex, companion, snippet
+from policies.assemble.recall import RecallIndex
+from policies.assemble.recall_snippets import companion, snippet
 from policies.language.dates import DateLabels, day_label, marker_date, strip_markers
 from policies.language.text import term_set
 from policies.types import RecallHit, Turn

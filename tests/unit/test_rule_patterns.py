@@ -45,7 +45,7 @@ def test_compiled_on_first_use_only() -> None:
 
 
 def test_confirm_is_both_files_words_in_the_frame_of_the_rules() -> None:
-    from policies.language.cues import CONFIRM
+    from policies.language.social import CONFIRM
     from policies.rulebook import fragment
 
     def words(name: str) -> tuple[str, str]:

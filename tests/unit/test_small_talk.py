@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from policies.assemble.summary import sentence_score
-from policies.language.cues import small_talk
+from policies.language.social import small_talk
 from policies.memory.reducer import active_items
 from tests.unit.extraction_support import fold_messages
 

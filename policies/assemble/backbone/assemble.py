@@ -46,7 +46,7 @@ from policies.assemble.evidence import (
 from policies.assemble.generated import Generated, nothing
 from policies.assemble.question import Question, read_question
 from policies.assemble.quoted_turns import plan_recall
-from policies.language.cues import recap_request
+from policies.language.questions import recap_request
 from policies.language.text import term_set
 from policies.memory.staleness import StaleFilter
 from policies.types import AssembledContext, Candidate, RecallHit, Section, Turn

@@ -65,7 +65,7 @@ class BackboneParams(BaseModel):
     annotate: bool = True
     # Recalled turns (of exchanges that had to go) take at most this share,
     # out of what the rest leaves, when the current input asks to have what was
-    # agreed read back (`policies.language.cues.recap_request`).
+    # agreed read back (`policies.language.questions.recap_request`).
     recall_share: float = Field(default=0.15, ge=0, le=1)
     # Whether any other input that is no question about the past (a statement,
     # a work request, chat) gets `recall_share` too. Off: such recalled turns

@@ -20,7 +20,8 @@ from policies.extract.relative.amounts import (
     en_amount,
     singular,
 )
-from policies.language.cues import is_question, read_cues
+from policies.language.cues import read_cues
+from policies.language.questions import is_question
 from policies.rulebook import Joined
 
 # Words after an amount that are not the counted noun ("two more than I said").

@@ -27,23 +27,23 @@ from policies.extract.statements.statement import (
 )
 from policies.language.cues import (
     CHANGE,
-    FIRST_PERSON,
     IDENTITY,
     MEMO,
     PERMISSION,
     RESTORE,
     STANDING,
     Cues,
-    check_question,
     contrast_terms,
     cue_free,
     negated,
-    small_talk,
 )
 from policies.language.idioms import media_only
 from policies.language.matching import topical_overlap, weighted_terms
 from policies.language.names import ROLE, person_names
+from policies.language.questions import check_question
+from policies.language.reported import FIRST_PERSON
 from policies.language.segment import self_fixed
+from policies.language.social import small_talk
 from policies.language.values import Value, contact_details, extract_values
 from policies.rulebook import Joined
 from policies.types import RULE_TYPES, ItemType

@@ -10,9 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from policies.extract.statements.statement import Statement
-from policies.language.cues import (
-    Lexicon,
-)
+from policies.language.lexicon import Lexicon
 from policies.rulebook import Joined
 
 # The user setting someone else's wish aside right after reporting it: "That's her

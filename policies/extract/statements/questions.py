@@ -22,14 +22,10 @@ from policies.extract.statements.statement import (
     Statement,
     content_word_count,
 )
-from policies.language.cues import (
-    Cues,
-    Lexicon,
-    check_question,
-    is_question,
-    read_cues,
-)
+from policies.language.cues import Cues, read_cues
+from policies.language.lexicon import Lexicon
 from policies.language.matching import topical_overlap, weighted_terms
+from policies.language.questions import check_question, is_question
 from policies.language.values import extract_values
 from policies.rulebook import Joined
 

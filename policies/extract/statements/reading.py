@@ -29,16 +29,14 @@ from policies.extract.statements.regroup import (
 )
 from policies.extract.statements.statement import STRONG_KINDS, SentencePlace, Statement, clean
 from policies.language.cues import (
-    CHALLENGE,
     CONTINUATION,
     LIST_HEADER,
     STANDING,
     Cues,
     contrast_terms,
-    is_question,
     read_cues,
-    recap_request,
 )
+from policies.language.questions import CHALLENGE, is_question, recap_request
 from policies.language.segment import split_sentences
 from policies.language.values import extract_values
 from policies.rulebook import Joined

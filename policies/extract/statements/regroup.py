@@ -29,14 +29,14 @@ from policies.language.cues import (
     CONTINUATION,
     LIST_HEADER,
     Cues,
-    Lexicon,
     contrast_terms,
-    is_question,
     negated,
     read_cues,
-    small_talk,
 )
+from policies.language.lexicon import Lexicon
+from policies.language.questions import is_question
 from policies.language.segment import SELF_FIX, self_fixed
+from policies.language.social import small_talk
 from policies.language.values import extract_values
 from policies.rulebook import Joined
 

@@ -12,13 +12,10 @@ import re
 from collections.abc import Container
 from dataclasses import dataclass
 
-from policies.language.cues import (
-    MEMO,
-    Cues,
-    strip_filler,
-)
+from policies.language.cues import MEMO, Cues
 from policies.language.dates import strip_marker
 from policies.language.matching import weighted_terms
+from policies.language.social import strip_filler
 from policies.language.value_roles import example_spans, is_example
 from policies.language.values import Value, extract_values
 from policies.rulebook import Joined

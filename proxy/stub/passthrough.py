@@ -22,8 +22,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from proxy.stub.usage import stub_token_counter
+
 if TYPE_CHECKING:
-    from proxy.stub_upstream import Recorder
+    from proxy.stub.recorder import Recorder
 
 STUB_FLAG_WORD = "stubflagged"
 # The smallest valid PNG (1x1, transparent): what every image route answers.
@@ -278,8 +280,6 @@ class BatchRoutes(_Routes):
 
 
 def _text_usage(prompts: list[str], texts: list[str]) -> dict[str, int]:
-    from proxy.stub_upstream import stub_token_counter
-
     prompt = max(1, sum(stub_token_counter()(p) for p in prompts))
     completion = max(1, sum(stub_token_counter()(t) for t in texts))
     return {
