@@ -3,8 +3,9 @@
 prepare (`proxy.chat.prepare`: resolve the session, ingest new turns, extract
 memory, assemble the context → a frozen `RequestPlan`) → forward
 (`proxy.chat.forward`, `proxy.chat.stream`: litellm, the answer stored before
-the client's last byte) → after (`proxy.chat.after`, off the response path:
-extract from the answer, write the request record, release the session).
+the client's last byte by `proxy.chat.answer_store`) → after (`proxy.chat.after`,
+off the response path: learn from the answer (`proxy.chat.learn`), release the
+session, write the request record (`proxy.chat.request_record`)).
 
 `Pipeline` owns what those steps share: the store, the upstream, the policies,
 and the in-process caches of sessions (turns, memory, layers, last prompt).
@@ -23,7 +24,7 @@ from fastapi.responses import Response
 from policies.assemble.cache_pricing import CacheRule
 from policies.registry import Policies
 from proxy.cache_bill import rule_for
-from proxy.chat import after, forward, prepare, stream
+from proxy.chat import after, answer_store, forward, prepare, stream
 from proxy.chat.plan import MODES, RequestContext, RequestPlan, ab_arm, clean_answer
 from proxy.chat_request import ChatRequest
 from proxy.config import Settings
@@ -98,12 +99,12 @@ class Pipeline:
     async def store_answer(self, plan: RequestPlan, message: dict[str, Any]) -> str | None:
         """Store the assistant turn; the reason when the store failed and the answer
         goes out unstored (`memory.on_store_error: open`)."""
-        return await after.store_answer(self, plan, message)
+        return await answer_store.store_answer(self, plan, message)
 
     async def turns_stored(self, plan: RequestPlan) -> str | None:
         """Until the client's new turns are stored; the reason when the store failed
         and the answer goes out unstored (`memory.on_store_error: open`)."""
-        return await after.turns_stored(self, plan)
+        return await answer_store.turns_stored(self, plan)
 
     def finish(self, plan: RequestPlan, outcome: Outcome) -> None:
         """Off the response path: extract from the answer, log, release the session."""
@@ -112,7 +113,7 @@ class Pipeline:
     def abandon(self, plan: RequestPlan) -> None:
         """No answer and no record (the client went away): release the session once
         its turns are stored."""
-        self._in_background(after.abandon(plan))
+        self._in_background(answer_store.abandon(plan))
 
     def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)
