@@ -23,7 +23,7 @@ from pydantic import (
 )
 
 from policies.assemble.cache_pricing import FAMILIES
-from policies.longterm.consolidate import LongTermParams
+from policies.longterm.params import LongTermParams
 
 Mode = Literal["managed", "raw", "shadow", "compare"]
 ENV_PREFIX = "os.environ/"

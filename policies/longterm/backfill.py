@@ -53,14 +53,9 @@ from policies.language.questions import is_question
 from policies.language.text import normalize, term_set
 from policies.language.value_kinds import choices, other_choice, shared_kinds
 from policies.language.values import extract_values
-from policies.longterm.consolidate import (
-    DUPLICATE_MIN,
-    LongTermItem,
-    LongTermParams,
-    as_memory_item,
-    same_family,
-    semantic_slot,
-)
+from policies.longterm.items import LongTermItem
+from policies.longterm.matching import DUPLICATE_MIN, as_memory_item, same_family, semantic_slot
+from policies.longterm.params import LongTermParams
 from policies.longterm.task_scope import shared_task
 from policies.memory.slots import value_change
 from policies.types import (

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from policies.longterm.consolidate import LongTermItem, LongTermVersion
+from policies.longterm.items import LongTermItem, LongTermVersion
 from policies.types import ItemVersion, MemoryItem
 from proxy.errors import ProxyError
 from proxy.http.services import Services

@@ -9,8 +9,9 @@ tenant. Two paths:
   read only means no background this time: the chat goes on.
 - Consolidation, off it: after a request's memory work, a job with a snapshot
   of the session's items and the turns goes to a bounded queue; one worker
-  merges it into the user's items (`policies.longterm.consolidate`). A failure is logged
-  and counted; it never reaches a chat request. A full queue drops the job
+  merges it into the user's items (`policies.longterm.candidates` what is kept,
+  `policies.longterm.merge` how, `policies.longterm.retire` what revocations take back).
+  A failure is logged and counted; it never reaches a chat request. A full queue drops the job
   (the next request of the session brings the same items again).
 
 Operator changes to a user's items wait for the job in flight (the worker

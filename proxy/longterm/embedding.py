@@ -9,7 +9,8 @@ import time
 from collections.abc import Sequence
 
 from policies.llm import PolicyCall
-from policies.longterm.consolidate import LongTermItem, consolidation_candidates
+from policies.longterm.candidates import consolidation_candidates
+from policies.longterm.items import LongTermItem
 from proxy.longterm.jobs import ConsolidationJob, Embed, Vector
 from proxy.store.repo import Store
 

@@ -8,12 +8,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from policies.longterm.consolidate import (
-    LongTermItem,
-    consolidation_candidates,
-    merge_items,
-    retire_revoked,
-)
+from policies.longterm.candidates import consolidation_candidates
+from policies.longterm.items import LongTermItem
+from policies.longterm.merge import merge_items
+from policies.longterm.retire import retire_revoked
 from policies.types import MemoryItem, Turn
 from proxy.ids import new_id
 

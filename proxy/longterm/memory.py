@@ -8,7 +8,8 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
-from policies.longterm.consolidate import LongTermItem, LongTermParams
+from policies.longterm.items import LongTermItem
+from policies.longterm.params import LongTermParams
 from proxy.config import LongTermSettings
 from proxy.longterm.embedding import Embedder
 from proxy.longterm.jobs import ConsolidationJob, Embed, merge_job, with_vectors

@@ -19,7 +19,8 @@ from typing import Any
 from sqlalchemy import delete, insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from policies.longterm.consolidate import LongTermItem, LongTermVersion, forget_session
+from policies.longterm.items import LongTermItem, LongTermVersion
+from policies.longterm.retire import forget_session
 from proxy.store import schema as t
 
 
@@ -178,7 +179,7 @@ async def _write(
 
 async def forget_session_rows(conn: AsyncConnection, session_id: str) -> tuple[int, int]:
     """Inside a session's deletion: take back what it told long-term memory
-    (`policies.longterm.consolidate.forget_session`); returns (rows changed, rows deleted)."""
+    (`policies.longterm.retire.forget_session`); returns (rows changed, rows deleted)."""
     c = t.long_term_items.c
     pattern = _like(session_id)
     query = select(t.long_term_items).where(

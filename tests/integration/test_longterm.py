@@ -258,7 +258,7 @@ async def test_a_later_conversation_can_retire_a_long_term_rule(
 
 
 async def test_an_erasure_skips_the_users_queued_consolidation(tmp_path: Path) -> None:
-    from policies.longterm.consolidate import LongTermParams
+    from policies.longterm.params import LongTermParams
     from policies.types import MemoryItem, Turn
     from proxy.longterm import ConsolidationJob, LongTermMemory
     from proxy.store.repo import Store
@@ -284,7 +284,7 @@ async def test_an_erasure_skips_the_users_queued_consolidation(tmp_path: Path) -
 async def test_deletion_marks_are_kept_only_while_an_older_job_is_queued(
     tmp_path: Path,
 ) -> None:
-    from policies.longterm.consolidate import LongTermParams
+    from policies.longterm.params import LongTermParams
     from policies.types import MemoryItem, Turn
     from proxy.longterm import ConsolidationJob, LongTermMemory
     from proxy.store.repo import Store

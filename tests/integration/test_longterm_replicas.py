@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from policies.longterm.consolidate import LongTermParams
+from policies.longterm.params import LongTermParams
 from policies.types import MemoryItem, Turn
 from proxy.longterm import ConsolidationJob, LongTermMemory
 from proxy.store.repo import Store

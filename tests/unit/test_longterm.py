@@ -13,14 +13,11 @@ from policies.longterm.backfill import (
     place_backfill,
     plan_backfill,
 )
-from policies.longterm.consolidate import (
-    LongTermItem,
-    LongTermParams,
-    Pick,
-    consolidation_candidates,
-    merge_items,
-    retire_revoked,
-)
+from policies.longterm.candidates import Pick, consolidation_candidates
+from policies.longterm.items import LongTermItem
+from policies.longterm.merge import merge_items
+from policies.longterm.params import LongTermParams
+from policies.longterm.retire import retire_revoked
 from policies.memory.reducer import rollback
 from policies.types import AssembledContext, MemoryItem, Section, Turn
 from tests.unit.extraction_support import fold_messages

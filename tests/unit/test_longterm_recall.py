@@ -8,12 +8,9 @@ from typing import Any
 
 from policies.language.value_kinds import choices, other_choice
 from policies.longterm.backfill import Backfill, BackfillQuery, cosine, plan_backfill
-from policies.longterm.consolidate import (
-    LongTermItem,
-    LongTermParams,
-    LongTermVersion,
-    forget_session,
-)
+from policies.longterm.items import LongTermItem, LongTermVersion
+from policies.longterm.params import LongTermParams
+from policies.longterm.retire import forget_session
 from tests.unit.extraction_support import fold_messages
 
 DAY = 1_790_000_000.0  # 2026-09-21 UTC
