@@ -3,7 +3,8 @@
 The request becomes the internal chat-completions request (system message,
 user / assistant / tool messages, `tool_calls`), so sessions, memory and
 budgets work on it exactly as on chat; the chat answer is turned back into an
-Anthropic message, and its stream into Anthropic's events.
+Anthropic message (`proxy.messages_answer`), and its stream into Anthropic's
+events (`proxy.messages_stream`).
 
 Kept for Anthropic-family upstreams (litellm speaks their native Messages API
 and turns chat messages back into blocks): `thinking` / `redacted_thinking`
@@ -19,47 +20,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
 from proxy.errors import ProxyError
-from proxy.wire import StreamEncoder, sse
+from proxy.messages_answer import arguments_of, chat_to_message, error_response
+from proxy.messages_stream import MessagesStream
+from proxy.wire import StreamEncoder
 
-_ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    529: "overloaded_error",
-}
-_STOP_REASONS = {
-    "stop": "end_turn",
-    "length": "max_tokens",
-    "tool_calls": "tool_use",
-    "function_call": "tool_use",
-    "content_filter": "refusal",
-}
 _THINKING = frozenset({"thinking", "redacted_thinking"})
-# Keys litellm adds to a thinking block it streams or returns; not the client's.
-_LITELLM_BLOCK_KEYS = frozenset({"index", "provider_specific_fields"})
 
 
 def _bad(message: str, param: str) -> ProxyError:
     return ProxyError(400, f"{param}: {message}", param=param, code="invalid_value")
-
-
-def error_body(error: ProxyError) -> dict[str, Any]:
-    """Anthropic's error shape: `{"type": "error", "error": {"type", "message"}}`."""
-    kind = _ERROR_TYPES.get(
-        error.status, "api_error" if error.status >= 500 else "invalid_request_error"
-    )
-    return {"type": "error", "error": {"type": kind, "message": error.message}}
-
-
-def error_response(error: ProxyError, headers: dict[str, str] | None = None) -> JSONResponse:
-    merged = {**error.headers, **(headers or {})}
-    return JSONResponse(error_body(error), status_code=error.status, headers=merged)
 
 
 # --- request: Anthropic → chat ---------------------------------------------------------
@@ -286,60 +258,7 @@ def _params(body: dict[str, Any], anthropic_upstream: bool) -> dict[str, Any]:
     return params
 
 
-# --- answer: chat → Anthropic ------------------------------------------------------------
-
-
-def _thinking_block(block: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in block.items() if k not in _LITELLM_BLOCK_KEYS}
-
-
-def _arguments(text: str | None) -> Any:
-    try:
-        value = json.loads(text or "{}")
-    except ValueError:
-        return {"_raw": text}
-    return value if isinstance(value, dict) else {"value": value}
-
-
-def usage_of(usage: dict[str, Any] | None) -> dict[str, int]:
-    usage = usage or {}
-    out = {
-        "input_tokens": int(usage.get("prompt_tokens") or 0),
-        "output_tokens": int(usage.get("completion_tokens") or 0),
-    }
-    for key in ("cache_creation_input_tokens", "cache_read_input_tokens"):
-        if isinstance(usage.get(key), int):
-            out[key] = usage[key]
-    return out
-
-
-def chat_to_message(body: dict[str, Any], model: str, message_id: str) -> dict[str, Any]:
-    """An Anthropic message from a chat completion (choice 0)."""
-    choice = (body.get("choices") or [{}])[0]
-    msg = choice.get("message") or {}
-    content: list[dict[str, Any]] = [_thinking_block(b) for b in msg.get("thinking_blocks") or ()]
-    if msg.get("content"):
-        content.append({"type": "text", "text": msg["content"]})
-    for call in msg.get("tool_calls") or ():
-        fn = call.get("function") or {}
-        content.append(
-            {
-                "type": "tool_use",
-                "id": call.get("id"),
-                "name": fn.get("name"),
-                "input": _arguments(fn.get("arguments")),
-            }
-        )
-    return {
-        "id": message_id,
-        "type": "message",
-        "role": "assistant",
-        "model": model,
-        "content": content,
-        "stop_reason": _STOP_REASONS.get(choice.get("finish_reason") or "stop", "end_turn"),
-        "stop_sequence": None,
-        "usage": usage_of(body.get("usage")),
-    }
+# --- for clients: chat → an Anthropic request ------------------------------------------
 
 
 def chat_to_anthropic(messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -369,7 +288,7 @@ def chat_to_anthropic(messages: list[dict[str, Any]]) -> dict[str, Any]:
                         "type": "tool_use",
                         "id": call.get("id"),
                         "name": fn.get("name"),
-                        "input": _arguments(fn.get("arguments")),
+                        "input": arguments_of(fn.get("arguments")),
                     }
                 )
             out.append({"role": "assistant", "content": blocks})
@@ -391,106 +310,7 @@ def chat_to_anthropic(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return body
 
 
-class MessagesStream:
-    """Chat chunks in, Anthropic stream events out, block by block as they arrive."""
-
-    def __init__(self, model: str, message_id: str) -> None:
-        self.model, self.message_id = model, message_id
-        self.started = False
-        self.index = -1
-        self.open: str | None = None  # "text" | "thinking" | "tool:<n>"
-        self.finish: str | None = None
-        self.usage: dict[str, Any] | None = None
-
-    def _start(self) -> bytes:
-        self.started = True
-        message: dict[str, Any] = {
-            "id": self.message_id,
-            "type": "message",
-            "role": "assistant",
-            "model": self.model,
-            "content": [],
-            "stop_reason": None,
-            "stop_sequence": None,
-            "usage": {"input_tokens": 0, "output_tokens": 0},
-        }
-        return sse({"type": "message_start", "message": message}, "message_start") + sse(
-            {"type": "ping"}, "ping"
-        )
-
-    def _close(self) -> bytes:
-        if self.open is None:
-            return b""
-        self.open = None
-        return sse({"type": "content_block_stop", "index": self.index}, "content_block_stop")
-
-    def _begin(self, key: str, block: dict[str, Any]) -> bytes:
-        out = self._close()
-        self.index += 1
-        self.open = key
-        start = {"type": "content_block_start", "index": self.index, "content_block": block}
-        return out + sse(start, "content_block_start")
-
-    def _delta(self, delta: dict[str, Any]) -> bytes:
-        event = {"type": "content_block_delta", "index": self.index, "delta": delta}
-        return sse(event, "content_block_delta")
-
-    def chunk(self, data: dict[str, Any]) -> bytes:
-        out = b"" if self.started else self._start()
-        if data.get("usage"):
-            self.usage = data["usage"]
-        for choice in data.get("choices") or ():
-            if choice.get("index", 0) != 0:
-                continue
-            self.finish = choice.get("finish_reason") or self.finish
-            delta = choice.get("delta") or {}
-            for block in delta.get("thinking_blocks") or ():
-                out += self._thinking(block)
-            if delta.get("content"):
-                if self.open != "text":
-                    out += self._begin("text", {"type": "text", "text": ""})
-                out += self._delta({"type": "text_delta", "text": delta["content"]})
-            for call in delta.get("tool_calls") or ():
-                out += self._tool(call)
-        return out
-
-    def _thinking(self, block: dict[str, Any]) -> bytes:
-        out = b""
-        if block.get("type") == "redacted_thinking":
-            out += self._begin("redacted", _thinking_block(block))
-            return out + self._close()
-        if self.open != "thinking":
-            out += self._begin("thinking", {"type": "thinking", "thinking": "", "signature": ""})
-        if block.get("thinking"):
-            out += self._delta({"type": "thinking_delta", "thinking": block["thinking"]})
-        if block.get("signature"):
-            out += self._delta({"type": "signature_delta", "signature": block["signature"]})
-        return out
-
-    def _tool(self, call: dict[str, Any]) -> bytes:
-        out = b""
-        key = f"tool:{call.get('index', 0)}"
-        fn = call.get("function") or {}
-        if self.open != key:
-            block: dict[str, Any] = {"type": "tool_use", "id": call.get("id")}
-            block.update(name=fn.get("name"), input={})
-            out += self._begin(key, block)
-        if fn.get("arguments"):
-            out += self._delta({"type": "input_json_delta", "partial_json": fn["arguments"]})
-        return out
-
-    def end(self, answer: dict[str, Any]) -> bytes:
-        out = (b"" if self.started else self._start()) + self._close()
-        stop = _STOP_REASONS.get(self.finish or "stop", "end_turn")
-        delta = {
-            "type": "message_delta",
-            "delta": {"stop_reason": stop, "stop_sequence": None},
-            "usage": usage_of(self.usage),
-        }
-        return out + sse(delta, "message_delta") + sse({"type": "message_stop"}, "message_stop")
-
-    def fail(self, error: ProxyError) -> bytes:
-        return sse(error_body(error), "error")
+# --- the wire format ------------------------------------------------------------------
 
 
 class MessagesWire:

@@ -19,9 +19,9 @@ from proxy.http.routes import memory_headers, parse_json, prepare_chat, read_bod
 from proxy.http.services import Services
 from proxy.http.wire_openapi import MESSAGES_OPENAPI, RESPONSES_OPENAPI
 from proxy.ids import new_id
+from proxy.messages_answer import error_response as anthropic_error
 from proxy.wire import WireFormat
 from proxy.wire_messages import MessagesWire, messages_to_chat
-from proxy.wire_messages import error_response as anthropic_error
 from proxy.wire_responses import (
     ResponseRequest,
     ResponseStore,

@@ -8,14 +8,10 @@ from typing import Any
 import pytest
 
 from proxy.errors import ProxyError
+from proxy.messages_answer import chat_to_message, error_body
+from proxy.messages_stream import MessagesStream
 from proxy.responses_stream import ResponsesStream
-from proxy.wire_messages import (
-    MessagesStream,
-    chat_to_anthropic,
-    chat_to_message,
-    error_body,
-    messages_to_chat,
-)
+from proxy.wire_messages import chat_to_anthropic, messages_to_chat
 from proxy.wire_responses import (
     ResponseRequest,
     ResponseStore,
