@@ -32,16 +32,9 @@ async def turns_stored(p: Pipeline, plan: RequestPlan) -> str | None:
     try:
         await plan.turns_stored()
     except Exception as exc:
-        reason = store_fault(exc)
-        if reason is None:
-            raise
-        p.store.note_fault()  # connections opened while it failed are suspect too
-        log.warning("turns of request %s not stored: %s", plan.ctx.request_id, reason)
-        if plan.session_id:
-            p.forget_cached(plan.session_id)
-        if p.settings.memory.on_store_error == "closed":
-            raise store_unavailable(reason, answered=True) from None
-        return reason
+        if store_fault(exc) is not None:
+            p.store.note_fault()  # connections opened while it failed are suspect too
+        return _not_stored(p, plan, exc, "turns")
     return None
 
 
@@ -61,16 +54,23 @@ async def store_answer(p: Pipeline, plan: RequestPlan, message: dict[str, Any]) 
     try:
         await record_answer(p, plan, message)
     except Exception as exc:
-        reason = store_fault(exc)
-        if reason is None:
-            raise
-        log.warning("answer of request %s not stored: %s", plan.ctx.request_id, reason)
-        if plan.session_id:
-            p.forget_cached(plan.session_id)
-        if p.settings.memory.on_store_error == "closed":
-            raise store_unavailable(reason, answered=True) from None
-        return reason
+        return _not_stored(p, plan, exc, "answer")
     return None
+
+
+def _not_stored(p: Pipeline, plan: RequestPlan, exc: Exception, what: str) -> str:
+    """A failed write of `what`: a store fault degrades (open: returns why) or
+    raises a 503 (closed), the session's cached state forgotten; anything else
+    is raised as it is."""
+    reason = store_fault(exc)
+    if reason is None:
+        raise exc
+    log.warning("%s of request %s not stored: %s", what, plan.ctx.request_id, reason)
+    if plan.session_id:
+        p.forget_cached(plan.session_id)
+    if p.settings.memory.on_store_error == "closed":
+        raise store_unavailable(reason, answered=True) from None
+    return reason
 
 
 async def record_answer(p: Pipeline, plan: RequestPlan, message: dict[str, Any]) -> None:
