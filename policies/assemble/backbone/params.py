@@ -58,7 +58,9 @@ class BackboneParams(BaseModel):
     # cached at 50 % / 10 % / Anthropic): development set 0.373/0.716/0.750
     # -> 0.361/0.680/0.686, bench/scenarios 0.373/0.726/0.740 ->
     # 0.370/0.709/0.722; recall (memproxy eval, 20 sets) 8 checks gained on
-    # fresh4/14/17 and 4 lost on fresh13/14/17, stale unchanged.
+    # fresh4/14/17 and 4 lost on fresh13/14/17, stale unchanged; LoCoMo
+    # (bench/locomo.py, 3 x 40 questions at 2,000 tokens), whose second
+    # speaker's turns carry facts, evidence 0.563 -> 0.521 at the same cost.
     lean_digests: bool = True
     assistant_sentences: int = Field(default=2, ge=0)
     assistant_max_chars: int = Field(default=240, ge=40)
