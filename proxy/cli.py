@@ -224,7 +224,7 @@ def _recording_model(args: argparse.Namespace) -> Any:
 
 
 def cmd_logs(args: argparse.Namespace) -> int:
-    from proxy.inspect_cli import show_logs
+    from proxy.logs_cli import show_logs
 
     settings = _load_existing_store(args.config)
     return asyncio.run(show_logs(settings, args))
@@ -238,7 +238,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_ab_report(args: argparse.Namespace) -> int:
-    from proxy.inspect_cli import show_ab
+    from proxy.ab_report_cli import show_ab
 
     judge_only = [f"--{k}" for k in ("sample", "tenant", "since", "yes") if getattr(args, k)]
     if judge_only and not args.judge:
