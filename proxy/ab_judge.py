@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from proxy.answers import Tokens, bill, usage_tokens
-from proxy.evaluation import format_tokens
+from proxy.eval_scoring import format_tokens
 from proxy.judge import UNJUDGED, PairVerdict, judge, judged_tokens, pair_messages, upstream_judge
 from proxy.record_text import answer_text
 from proxy.store.repo import Store

@@ -168,7 +168,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if live_only:
         print(f"memproxy: {', '.join(live_only)} only go with --live", file=sys.stderr)
         return 2
-    from proxy.evaluation import EvalError, format_table, inspect_hint, new_db_path, run_eval
+    from proxy.eval_report import format_table, inspect_hint
+    from proxy.eval_scenarios import EvalError
+    from proxy.evaluation import new_db_path, run_eval
 
     live = None
     if args.llm_model:
