@@ -41,7 +41,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.harness import free_port, spawn_memproxy, wait_http  # noqa: E402
 from proxy.chat_request import message_text  # noqa: E402
-from proxy.evaluation import Scenario, load_scenarios, score_final  # noqa: E402
+from proxy.eval_scenarios import Scenario, load_scenarios  # noqa: E402
+from proxy.eval_scoring import score_final  # noqa: E402
 from proxy.stub.server import StubUpstream  # noqa: E402
 
 

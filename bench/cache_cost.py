@@ -47,7 +47,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a file: `python bench/cache_cost.py`
 
 from policies.assemble.cache_pricing import RULES, CacheRule, estimate_bill  # noqa: E402
-from proxy.evaluation import Scenario, run_eval  # noqa: E402
+from proxy.eval_scenarios import Scenario  # noqa: E402
+from proxy.evaluation import run_eval  # noqa: E402
 from proxy.records import serialised, shared_prefix_tokens  # noqa: E402
 from proxy.tokens import TokenCounter  # noqa: E402
 

@@ -39,7 +39,8 @@ from policies.assemble.generated import (  # noqa: E402
     REPLAY_HEADER,
 )
 from policies.assemble.summary import SUMMARY_HEADER  # noqa: E402
-from proxy.evaluation import Scenario, run_eval  # noqa: E402
+from proxy.eval_scenarios import Scenario  # noqa: E402
+from proxy.evaluation import run_eval  # noqa: E402
 from proxy.records import serialised  # noqa: E402
 from proxy.tokens import TokenCounter  # noqa: E402
 

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from proxy.answers import Tokens, bill, usage_tokens
-from proxy.evaluation import format_tokens
-from proxy.inspect_cli import answer_text
+from proxy.eval_scoring import format_tokens
 from proxy.judge import UNJUDGED, PairVerdict, judge, judged_tokens, pair_messages, upstream_judge
+from proxy.record_text import answer_text
 from proxy.store.repo import Store
 from proxy.tokens import TokenCounter
 from proxy.upstream import Upstream

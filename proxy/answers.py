@@ -1,6 +1,6 @@
 """What a model answered, scored against a scenario's checks, and what it cost.
 
-The context scores (`proxy.evaluation.score_final`) ask whether the final value
+The context scores (`proxy.eval_scoring.score_final`) ask whether the final value
 reached the model; these ask whether the model gave it back. Same normal form
 (NFKC, case-folded, whitespace folded), same line rule for stale values:
 

@@ -168,7 +168,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if live_only:
         print(f"memproxy: {', '.join(live_only)} only go with --live", file=sys.stderr)
         return 2
-    from proxy.evaluation import EvalError, format_table, inspect_hint, new_db_path, run_eval
+    from proxy.eval_report import format_table, inspect_hint
+    from proxy.eval_scenarios import EvalError
+    from proxy.evaluation import new_db_path, run_eval
 
     live = None
     if args.llm_model:
@@ -224,7 +226,7 @@ def _recording_model(args: argparse.Namespace) -> Any:
 
 
 def cmd_logs(args: argparse.Namespace) -> int:
-    from proxy.inspect_cli import show_logs
+    from proxy.logs_cli import show_logs
 
     settings = _load_existing_store(args.config)
     return asyncio.run(show_logs(settings, args))
@@ -238,7 +240,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_ab_report(args: argparse.Namespace) -> int:
-    from proxy.inspect_cli import show_ab
+    from proxy.ab_report_cli import show_ab
 
     judge_only = [f"--{k}" for k in ("sample", "tenant", "since", "yes") if getattr(args, k)]
     if judge_only and not args.judge:

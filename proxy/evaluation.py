@@ -5,6 +5,10 @@ scenario's scripted assistant messages (found by the last user/tool message it
 receives); every assistant turn is preceded by a request carrying the history
 before it, back to back, no session header, `X-Memory-Budget` set; then the
 final user message. Scores are computed on what reached the upstream.
+
+This module runs the replay (the proxy served on a local port, the stub as its
+upstream); the scenarios are read in `proxy/eval_scenarios.py`, scored in
+`proxy/eval_scoring.py` and reported in `proxy/eval_report.py`.
 """
 
 from __future__ import annotations
@@ -13,10 +17,8 @@ import asyncio
 import json
 import socket
 import tempfile
-from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,149 +26,22 @@ import httpx
 import uvicorn
 
 from policies.registry import EXTRACTORS
-from proxy.answers import fold
-from proxy.chat_request import message_text
 from proxy.config import ModelEntry, Settings, settings_from_dict
+from proxy.eval_report import build_report
+from proxy.eval_scenarios import (
+    EvalError,
+    Scenario,
+    history_requests,
+    scripted_responder,
+    select_scenarios,
+)
+from proxy.eval_scoring import ScenarioResult, format_tokens, score_final
 from proxy.eval_wire import APIS, wire_request
 from proxy.http.app import create_app
 from proxy.llm_policies import make_completion
 from proxy.llm_replies import RecordedReplies, load_replies
 from proxy.stub.server import StubUpstream
 from proxy.tokens import TokenCounter
-
-
-def format_tokens(counter: TokenCounter, messages: list[dict[str, Any]]) -> int:
-    """FORMAT.md's count: cl100k tokens of the contents plus 4 per message."""
-    total = 0
-    for msg in messages:
-        content = msg.get("content")
-        if isinstance(content, list):
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        total += counter(content or "") + 4
-    return total
-
-
-@dataclass
-class Scenario:
-    id: str
-    language: str
-    system: str
-    messages: list[dict[str, Any]]
-    tools: list[dict[str, Any]] | None
-    final_user: str
-    budget: int
-    checks: list[dict[str, Any]]
-
-    @classmethod
-    def load(cls, path: Path) -> Scenario:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return cls(
-            id=data["id"],
-            language=data.get("language", ""),
-            system=data["system"],
-            messages=data["messages"],
-            tools=data.get("tools") or None,
-            final_user=data["final_user"],
-            budget=int(data["budget_tokens"]),
-            checks=data["checks"],
-        )
-
-    def script(self) -> dict[str, deque[dict[str, Any]]]:
-        """Scripted replies keyed by the last user/tool message before each."""
-        replies: dict[str, deque[dict[str, Any]]] = defaultdict(deque)
-        last = ""
-        for msg in self.messages:
-            if msg["role"] in ("user", "tool"):
-                last = message_text(msg)
-            elif msg["role"] == "assistant":
-                reply = {"content": msg.get("content")}
-                if msg.get("tool_calls"):
-                    reply["tool_calls"] = msg["tool_calls"]
-                replies[last].append(reply)
-        return replies
-
-
-@dataclass
-class ScenarioResult:
-    id: str
-    rounds: int = 0
-    recall: float = 0.0
-    missed: list[str] = field(default_factory=list)
-    stale: list[str] = field(default_factory=list)
-    over_budget_rounds: int = 0
-    final_ratio: float = 0.0
-    mean_ratio: float = 0.0
-    final_tokens: int = 0
-    mean_tokens: float = 0.0
-    # Mean share of each request's prompt that repeats the previous request's
-    # leading messages (the request records' `prefix_share`; first request excluded).
-    prefix_share: float = 0.0
-    errors: int = 0
-    # Requests answered without memory because the store did not answer in time
-    # (`X-Memory-Degraded`): on an overloaded machine they make a run differ.
-    degraded: int = 0
-    # The request records of the replay, in order (`memproxy inspect ID`).
-    request_ids: list[str] = field(default_factory=list)
-
-
-def _without_empty(message: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in message.items() if v is not None}
-
-
-def score_final(
-    scenario: Scenario, forwarded: list[dict[str, Any]], client: list[dict[str, Any]]
-) -> tuple[list[str], list[str]]:
-    """(missed check ids, stale check ids) on the final request."""
-    context = (
-        forwarded[:-1]
-        if forwarded and forwarded[-1].get("content") == scenario.final_user
-        else forwarded
-    )
-    whole = fold("\n".join(message_text(m) for m in context))
-    # A client message is compared without its empty fields: litellm drops a
-    # tool-call message's `"content": null` on the way, which changes no byte
-    # of what the model reads.
-    own = [_without_empty(m) for m in client]
-    generated = [m for m in forwarded if _without_empty(m) not in own]
-    generated_lines = [fold(line) for m in generated for line in message_text(m).splitlines()]
-    missed, stale = [], []
-    for check in scenario.checks:
-        expect = [fold(p) for p in check["expect_any"]]
-        if not any(p in whole for p in expect):
-            missed.append(check["id"])
-        stale_any = [fold(p) for p in check.get("stale_any") or ()]
-        for line in generated_lines:
-            if any(s in line for s in stale_any) and not any(p in line for p in expect):
-                stale.append(check["id"])
-                break
-    return missed, stale
-
-
-def scripted_responder(scenario: Scenario) -> Callable[[dict[str, Any]], dict[str, Any] | None]:
-    """The stub's answers for a replay: each scripted assistant message, found by the
-    last user / tool message of the request it answers."""
-    script = scenario.script()
-
-    def responder(body: dict[str, Any]) -> dict[str, Any] | None:
-        key = ""
-        for msg in reversed(body.get("messages") or []):
-            if msg.get("role") in ("user", "tool"):
-                key = message_text(msg)
-                break
-        queue = script.get(key)
-        return queue.popleft() if queue else None
-
-    return responder
-
-
-def history_requests(scenario: Scenario) -> list[list[dict[str, Any]]]:
-    """What a stock client sends before each scripted assistant message."""
-    system = [{"role": "system", "content": scenario.system}]
-    return [
-        system + scenario.messages[:i]
-        for i, msg in enumerate(scenario.messages)
-        if msg["role"] == "assistant"
-    ]
 
 
 async def _replay(
@@ -254,34 +129,11 @@ def free_socket() -> socket.socket:
     return sock
 
 
-class EvalError(ValueError):
-    """A request `memproxy eval` cannot run (said in one line)."""
-
-
 def new_db_path(path: Path) -> Path:
     """`--db`: absolute, and new (ids of an earlier run would mix with this one's)."""
     if path.exists():
         raise EvalError(f"{path} exists; give a new file for --db")
     return path.resolve()
-
-
-def load_scenarios(directory: Path) -> list[Scenario]:
-    paths = sorted(directory.glob("*.json"))
-    if not paths:
-        raise EvalError(f"no scenario files in {directory}")
-    return [Scenario.load(p) for p in paths]
-
-
-def _selected(directory: Path, only: Sequence[str]) -> list[Scenario]:
-    """The scenarios of `directory`, or only those named (all must exist)."""
-    scenarios = load_scenarios(directory)
-    if only:
-        unknown = sorted(set(only) - {s.id for s in scenarios})
-        if unknown:
-            known = ", ".join(s.id for s in scenarios)
-            raise EvalError(f"no scenario {', '.join(unknown)} in {directory} (there: {known})")
-        scenarios = [s for s in scenarios if s.id in only]
-    return scenarios
 
 
 def _eval_settings(
@@ -370,7 +222,7 @@ async def run_eval(
     if api not in APIS:
         raise EvalError(f"unknown api {api!r}; expected one of {', '.join(APIS)}")
     replies = _recorded(extractor, llm_replies, llm_record, llm_live is not None)
-    scenarios = _selected(directory, only)
+    scenarios = select_scenarios(directory, only)
     counter = TokenCounter("cl100k_base")
     results: list[ScenarioResult] = []
     with tempfile.TemporaryDirectory() as tmp, StubUpstream() as stub:
@@ -387,7 +239,7 @@ async def run_eval(
                     )
                     if on_records is not None:
                         on_records(scenario, await _records(app, results[-1].request_ids))
-    report = _report(results, mode, policy)
+    report = build_report(results, mode, policy)
     report["api"] = api
     if replies is not None:
         report["extractor"] = extractor
@@ -422,69 +274,3 @@ def _progress(scenarios: list[Scenario], show: bool) -> Any:
     from rich.progress import track
 
     return track(scenarios, description="replaying scenarios", transient=True)
-
-
-def _report(results: list[ScenarioResult], mode: str, policy: str | None) -> dict[str, Any]:
-    n = len(results) or 1
-    return {
-        "mode": mode,
-        "policy": policy or "default",
-        "scenarios": [r.__dict__ for r in results],
-        "total": {
-            "recall": sum(r.recall for r in results) / n,
-            "stale": sum(len(r.stale) for r in results),
-            "over_budget_rounds": sum(r.over_budget_rounds for r in results),
-            "final_ratio": sum(r.final_ratio for r in results) / n,
-            "mean_ratio": sum(r.mean_ratio for r in results) / n,
-            "mean_tokens": sum(r.mean_tokens for r in results) / n,
-            "prefix_share": sum(r.prefix_share for r in results) / n,
-            "errors": sum(r.errors for r in results),
-            "degraded": sum(r.degraded for r in results),
-        },
-    }
-
-
-def inspect_hint(report: dict[str, Any], db: Path) -> str:
-    """How to see each scenario's final request (what reached the model, and why)."""
-    url = f"sqlite+aiosqlite:///{db}"
-    lines = [f"request records kept in {db}; the final request of each scenario:"]
-    for r in report["scenarios"]:
-        if not r["request_ids"]:
-            continue
-        notes = ", ".join(r["missed"] + [f"stale:{s}" for s in r["stale"]])
-        lines.append(
-            f"  MEMPROXY_DATABASE_URL={url} memproxy inspect {r['request_ids'][-1]}"
-            f"  # {r['id']}{f' ({notes})' if notes else ''}"
-        )
-    return "\n".join(lines)
-
-
-def format_table(report: dict[str, Any]) -> str:
-    head = (
-        f"mode={report['mode']} policy={report['policy']} api={report.get('api', 'chat')}\n"
-        f"| scenario | rounds | recall | stale | over budget | final ratio | mean ratio "
-        f"| mean tokens | prefix share | missed / stale |\n" + "|---" * 10 + "|"
-    )
-    rows = [head]
-    for r in report["scenarios"]:
-        notes = ", ".join(r["missed"] + [f"stale:{s}" for s in r["stale"]]) or "-"
-        rows.append(
-            f"| {r['id']} | {r['rounds']} | {r['recall']:.2f} | {len(r['stale'])} "
-            f"| {r['over_budget_rounds']} | {r['final_ratio']:.3f} | {r['mean_ratio']:.3f} "
-            f"| {r['mean_tokens']:.0f} | {r['prefix_share']:.3f} | {notes} |"
-        )
-    t = report["total"]
-    rows.append(
-        f"| **total** | | {t['recall']:.3f} | {t['stale']} | {t['over_budget_rounds']} "
-        f"| {t['final_ratio']:.3f} | {t['mean_ratio']:.3f} | {t['mean_tokens']:.0f} "
-        f"| {t['prefix_share']:.3f} | errors: {t['errors']}, degraded: {t['degraded']} |"
-    )
-    replies = report.get("llm_replies")
-    if replies is not None:
-        rows.append(
-            f"extractor={report['extractor']}: {replies['asked']} model prompt(s), "
-            f"{replies['answered']} answered from the recording, "
-            f"{replies['missing']} without a reply (the rules' ops stood)"
-            + (f", {replies['live']} answered live" if "live" in replies else "")
-        )
-    return "\n".join(rows)

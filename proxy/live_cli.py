@@ -36,7 +36,8 @@ def confirm_spend(
 
 
 def live_eval(args: argparse.Namespace, settings: Settings) -> int:
-    from proxy.evaluation import EvalError, new_db_path
+    from proxy.eval_scenarios import EvalError
+    from proxy.evaluation import new_db_path
     from proxy.live_eval import run_live
     from proxy.live_plan import LiveOptions
     from proxy.live_report import format_live_table

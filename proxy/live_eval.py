@@ -33,13 +33,8 @@ import uvicorn
 from proxy.answers import Tokens, bill, score_answer, usage_tokens
 from proxy.chat_request import message_text
 from proxy.config import ModelEntry, ServerSettings, Settings
-from proxy.evaluation import (
-    Scenario,
-    free_socket,
-    history_requests,
-    load_scenarios,
-    scripted_responder,
-)
+from proxy.eval_scenarios import Scenario, history_requests, load_scenarios, scripted_responder
+from proxy.evaluation import free_socket
 from proxy.http.app import create_app
 from proxy.judge import (
     UNJUDGED,

@@ -13,7 +13,8 @@ from typing import Any
 
 from proxy.answers import Tokens, bill
 from proxy.config import Settings
-from proxy.evaluation import EvalError, Scenario, format_tokens
+from proxy.eval_scenarios import EvalError, Scenario
+from proxy.eval_scoring import format_tokens
 from proxy.judge import check_messages
 from proxy.tokens import TokenCounter, encoding_for_model
 from proxy.upstream import Upstream

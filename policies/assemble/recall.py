@@ -21,8 +21,8 @@ import re
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection
-from dataclasses import dataclass
 
+from policies.assemble.recall_postings import Postings, RecallDoc
 from policies.language.dates import strip_marker
 from policies.language.matching import stem
 from policies.language.social import addressed_names, strip_vocatives
@@ -44,16 +44,6 @@ def index_terms(text: str) -> list[str]:
 def query_terms(query: Collection[str]) -> set[str]:
     """Query terms (`policies.language.text.terms` of the input) in the index's form."""
     return {_norm(t) for t in query}
-
-
-@dataclass(slots=True)
-class _Doc:
-    ordinal: int
-    role: str | None
-    own: Counter[str]  # the turn's own terms
-    tf: dict[str, float]  # own terms plus its neighbours' share (see RecallIndex)
-    length: float
-    names: tuple[str, ...]  # names this turn addresses its listener by
 
 
 # A conversation turn is indexed with part of the turns next to it: a reply's
@@ -135,9 +125,7 @@ class RecallIndex:
     ) -> None:
         self.k1, self.b, self.max_postings = k1, b, max_postings
         self.before, self.after = context
-        self._docs: list[_Doc] = []
-        self._postings: dict[str, list[int]] = {}  # term -> indexes into _docs, ascending
-        self._total = 0.0
+        self._postings = Postings()
         self._next = 0  # one past the last ordinal added
         self.speakers = SpeakerNames()
 
@@ -147,7 +135,7 @@ class RecallIndex:
         return cls(context=(CONTEXT_BEFORE, CONTEXT_AFTER))
 
     def __len__(self) -> int:
-        return len(self._docs)
+        return len(self._postings.docs)
 
     @property
     def next_ordinal(self) -> int:
@@ -174,74 +162,44 @@ class RecallIndex:
         if prev is not None and self.before:
             for term, n in prev.own.items():
                 tf[term] = tf.get(term, 0.0) + self.before * n
-        index = len(self._docs)
-        doc = _Doc(ordinal, role, own, tf, sum(tf.values()), names)
+        doc = RecallDoc(ordinal, role, own, tf, sum(tf.values()), names)
         if prev is not None and self.after:
-            self._reweigh(index - 1, own, self.after)
-        self._docs.append(doc)
-        self._total += doc.length
-        for term in tf:
-            self._postings.setdefault(term, []).append(index)
+            self._postings.reweigh_last(own, self.after)
+        self._postings.append(doc)
 
-    def _neighbour(self, ordinal: int) -> _Doc | None:
+    def _neighbour(self, ordinal: int) -> RecallDoc | None:
         """The last indexed turn, if it is the one right before `ordinal`."""
-        if self._docs and self._docs[-1].ordinal == ordinal - 1:
-            return self._docs[-1]
+        docs = self._postings.docs
+        if docs and docs[-1].ordinal == ordinal - 1:
+            return docs[-1]
         return None
-
-    def _reweigh(self, index: int, terms_: Counter[str], weight: float) -> None:
-        """Add `weight` x `terms_` to the last doc (`index`), or take it back (< 0)."""
-        doc = self._docs[index]
-        for term, n in terms_.items():
-            had = doc.tf.get(term, 0.0)
-            now = had + weight * n
-            if had == 0.0:
-                self._postings.setdefault(term, []).append(index)
-            if now <= 1e-9:
-                del doc.tf[term]
-                posting = self._postings[term]
-                if posting and posting[-1] == index:
-                    posting.pop()
-                if not posting:
-                    del self._postings[term]
-                now = 0.0
-            else:
-                doc.tf[term] = now
-            doc.length += now - had
-            self._total += now - had
 
     def truncate(self, ordinal: int) -> None:
         """Forget turns from `ordinal` on (a rewind discarded them)."""
-        while self._docs and self._docs[-1].ordinal >= ordinal:
-            doc = self._docs.pop()
-            index = len(self._docs)
-            self._total -= doc.length
-            for term in doc.tf:
-                posting = self._postings[term]
-                if posting and posting[-1] == index:
-                    posting.pop()
-                if not posting:
-                    del self._postings[term]
+        docs = self._postings.docs
+        while docs and docs[-1].ordinal >= ordinal:
+            doc = self._postings.pop()
             self.speakers.remove(doc.names, doc.role)
-            if self._docs and self.after and self._docs[-1].ordinal == doc.ordinal - 1:
-                self._reweigh(index - 1, doc.own, -self.after)
+            if docs and self.after and docs[-1].ordinal == doc.ordinal - 1:
+                self._postings.reweigh_last(doc.own, -self.after)
         self._next = min(self._next, ordinal)
         # Sums of floats taken back drift; a rewind is rare, so add up again.
-        self._total = sum(d.length for d in self._docs)
+        self._postings.recount()
 
     def search(
         self, query: Collection[str], *, limit: int, before: int | None = None
     ) -> list[tuple[int, float]]:
         """Up to `limit` (ordinal, score) pairs, best first, among ordinals < `before`."""
-        n = len(self._docs)
+        docs, by_term = self._postings.docs, self._postings.by_term
+        n = len(docs)
         if not n or limit <= 0:
             return []
-        avg = self._total / n
+        avg = self._postings.total / n
         # Docs are in ordinal order, so "before" is a cut in every posting list.
-        cut = n if before is None else bisect_left(self._docs, before, key=lambda d: d.ordinal)
+        cut = n if before is None else bisect_left(docs, before, key=lambda d: d.ordinal)
         scores: dict[int, float] = {}
         for term in query_terms(query):
-            posting = self._postings.get(term)
+            posting = by_term.get(term)
             if not posting:
                 continue
             df = len(posting)
@@ -250,14 +208,14 @@ class RecallIndex:
             # A term in more than max_postings turns says little; its most
             # recent occurrences are scored, the work per term stays bounded.
             for index in posting[max(0, end - self.max_postings) : end]:
-                doc = self._docs[index]
+                doc = docs[index]
                 tf = doc.tf[term]
                 norm = tf + self.k1 * (1 - self.b + self.b * doc.length / avg)
                 scores[index] = scores.get(index, 0.0) + idf * tf * (self.k1 + 1) / norm
         speaker = self.speakers.role_named(query)
         if speaker is not None:
             for index in scores:
-                if self._docs[index].role == speaker:
+                if docs[index].role == speaker:
                     scores[index] *= NAMED_SPEAKER_BOOST
         best = heapq.nlargest(limit, scores.items(), key=lambda kv: (kv[1], kv[0]))
-        return [(self._docs[i].ordinal, score) for i, score in best]
+        return [(docs[i].ordinal, score) for i, score in best]

@@ -14,7 +14,7 @@ import openai
 import pytest
 import yaml
 
-from proxy.evaluation import format_tokens
+from proxy.eval_scoring import format_tokens
 from proxy.tokens import TokenCounter
 from tests.conftest import make_config
 from tests.e2e.serving import free_port, serve

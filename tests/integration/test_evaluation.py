@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from proxy.evaluation import Scenario, run_eval
+from proxy.eval_scenarios import Scenario
+from proxy.evaluation import run_eval
 
 FILLER = (
     "Side question: how do lighthouses keep their lenses clean in salty air, and who "
@@ -111,7 +112,7 @@ def test_eval_refuses_unknown_scenarios_and_a_used_database(
 def test_a_client_tool_call_forwarded_without_its_null_content_is_not_the_proxys_text() -> None:
     """litellm drops `"content": null` from a tool-call message; the call is
     still the client's own, so an old value in its arguments is not stale."""
-    from proxy.evaluation import score_final
+    from proxy.eval_scoring import score_final
 
     call = {
         "role": "assistant",

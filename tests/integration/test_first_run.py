@@ -15,7 +15,7 @@ import pytest
 
 from proxy.config import settings_from_dict
 from proxy.config_checks import startup_warnings
-from proxy.inspect_cli import show_logs
+from proxy.logs_cli import show_logs
 
 ADMIN = "admin-first-run-5521"
 AUTH = {"Authorization": f"Bearer {ADMIN}"}

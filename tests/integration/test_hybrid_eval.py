@@ -11,7 +11,8 @@ import pytest
 from policies.hybrid import HYBRID_SYSTEM
 from proxy.cli import main
 from proxy.config import ModelEntry
-from proxy.evaluation import EvalError, Scenario, run_eval
+from proxy.eval_scenarios import EvalError, Scenario
+from proxy.evaluation import run_eval
 from proxy.llm_replies import load_replies, prompt_hash
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from policies.hybrid import HYBRID_SYSTEM
 from proxy.config import ConfigError, settings_from_dict
-from proxy.inspect_cli import decision_lines
+from proxy.record_text import decision_lines
 
 Reply = dict[str, Any] | None
 SYSTEM = {"role": "system", "content": "You help me plan a pottery studio's season."}

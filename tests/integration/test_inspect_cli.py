@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 import yaml
 
-from proxy.inspect_cli import grouped_candidates, show_logs, show_request, token_bar
+from proxy.candidate_rows import grouped_candidates
+from proxy.inspect_cli import show_request, token_bar
+from proxy.logs_cli import show_logs
 from tests.conftest import make_config
 from tests.integration.test_admin import ask, long_history
 

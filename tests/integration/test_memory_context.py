@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proxy.evaluation import fold
+from proxy.answers import fold
 
 SYSTEM = {"role": "system", "content": "You are a helpful planning assistant."}
 FILLER_EN = (

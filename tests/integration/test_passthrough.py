@@ -329,7 +329,7 @@ async def test_logs_show_a_pass_through_record(
 ) -> None:
     import argparse
 
-    from proxy.inspect_cli import show_logs
+    from proxy.logs_cli import show_logs
 
     done = await proxy.client.post(
         "/v1/embeddings", json={"model": "stub", "input": "quay"}, headers=AUTH

@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from policies.assemble.cache_hints import MAX_BREAKPOINTS, count_breakpoints
-from proxy.inspect_cli import show_ab, show_request
+from proxy.ab_report_cli import show_ab
+from proxy.inspect_cli import show_request
 
 # ~1,500 tokens of a system prompt of our own: long enough for a provider to cache.
 LONG_SYSTEM = {
