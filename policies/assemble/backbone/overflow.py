@@ -39,28 +39,32 @@ UNUSED_DIGEST = "overflow: assistant digest no later turn builds on"
 LEAN_DIGEST = "lean_digests: assistant digest no later turn builds on"
 
 
-def _new_values(units: Sequence[Unit], i: int, r: Renderer) -> bool:
-    """Whether unit `i`'s assistant digest holds a figure no user turn up to
-    the next one stated: one the assistant worked out or a tool returned,
-    which the user's words alone do not carry. A pure function of the turns up
-    to the next user turn, so the answer does not change on later requests."""
-    users = [u.user.text for u in units[: i + 1] if u.user is not None]
-    said = {
-        v.number
-        for text in [*users, r.next_user[i]]
-        for v in extract_values(text)
-        if v.number is not None
-    }
-    for group in units[i].groups:
-        head = group[0]
-        if head.role != "assistant" or head.tool_call_ids:
-            continue
-        digest = digest_assistant(
-            head.text, r.next_user[i], r.p.assistant_sentences, r.p.assistant_max_chars
-        )
-        if any(v.number is not None and v.number not in said for v in extract_values(digest)):
-            return True
-    return False
+def _numbers(text: str) -> frozenset[float]:
+    return frozenset(v.number for v in extract_values(text) if v.number is not None)
+
+
+def _with_new_values(units: Sequence[Unit], r: Renderer) -> set[int]:
+    """The units whose assistant digest holds a figure no user turn up to the
+    next one stated: one the assistant worked out or a tool returned, which
+    the user's words alone do not carry. For each unit a function of the turns
+    up to its next user turn, so the answer does not change on later requests."""
+    out: set[int] = set()
+    said: set[float] = set()
+    for i, u in enumerate(units):
+        if u.user is not None:
+            said |= _numbers(u.user.text)
+        known = said | _numbers(r.next_user[i])
+        for group in u.groups:
+            head = group[0]
+            if head.role != "assistant" or head.tool_call_ids:
+                continue
+            digest = digest_assistant(
+                head.text, r.next_user[i], r.p.assistant_sentences, r.p.assistant_max_chars
+            )
+            if _numbers(digest) - known:
+                out.add(i)
+                break
+    return out
 
 
 def _chatter(units: Sequence[Unit], r: Renderer, k: Knowledge) -> set[int]:
@@ -167,10 +171,11 @@ def _shrink(units: list[Unit], r: Renderer, k: Knowledge, free: int, room: int) 
     if free <= 0:
         # Nothing has to go (`lean_digests`): only the replies no later turn
         # builds on; the user's words stay until there is no room for them.
+        figures = _with_new_values(units, r)
         at_once = [
             (i, a, b, LEAN_DIGEST)
             for i, a, b, why in at_once
-            if why == UNUSED_DIGEST and r.next_user[i] and not _new_values(units, i, r)
+            if why == UNUSED_DIGEST and r.next_user[i] and i not in figures
         ]
     for move in at_once:
         free -= _apply(units, r, move)
