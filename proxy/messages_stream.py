@@ -8,7 +8,7 @@ from typing import Any
 
 from proxy.errors import ProxyError
 from proxy.messages_answer import STOP_REASONS, error_body, thinking_block, usage_of
-from proxy.wire import sse
+from proxy.wire import first_choice_deltas, sse
 
 
 class MessagesStream:
@@ -59,11 +59,8 @@ class MessagesStream:
         out = b"" if self.started else self._start()
         if data.get("usage"):
             self.usage = data["usage"]
-        for choice in data.get("choices") or ():
-            if choice.get("index", 0) != 0:
-                continue
-            self.finish = choice.get("finish_reason") or self.finish
-            delta = choice.get("delta") or {}
+        for delta, finish in first_choice_deltas(data):
+            self.finish = finish or self.finish
             for block in delta.get("thinking_blocks") or ():
                 out += self._thinking(block)
             if delta.get("content"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from proxy.errors import ProxyError
-from proxy.wire import sse
+from proxy.wire import first_choice_deltas, sse
 from proxy.wire_responses import (
     FINISH_STATUS,
     Item,
@@ -229,11 +229,8 @@ class ResponsesStream:
         out = b"" if self.started else self._start()
         if data.get("usage"):
             self.usage = data["usage"]
-        for choice in data.get("choices") or ():
-            if choice.get("index", 0) != 0:
-                continue
-            self.finish = choice.get("finish_reason") or self.finish
-            delta = choice.get("delta") or {}
+        for delta, finish in first_choice_deltas(data):
+            self.finish = finish or self.finish
             if delta.get("reasoning_content"):
                 out += self._switch(self.reasoning)
                 out += self.reasoning.delta(

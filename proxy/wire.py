@@ -10,6 +10,7 @@ errors in the API's own shape. Chat completions is the identity.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any, Protocol
 
 from fastapi.responses import Response
@@ -75,3 +76,11 @@ class ChatWire:
 
 
 CHAT_WIRE = ChatWire()
+
+
+def first_choice_deltas(data: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str | None]]:
+    """The deltas of a streamed chat chunk's first choice (the only one a wire
+    format with a single answer carries), each with its finish reason."""
+    for choice in data.get("choices") or ():
+        if choice.get("index", 0) == 0:
+            yield choice.get("delta") or {}, choice.get("finish_reason")
