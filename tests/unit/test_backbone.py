@@ -10,11 +10,12 @@ import pytest
 
 from policies.assemble.assembly import BackboneAssembler, UserTurnsAssembler
 from policies.assemble.backbone import NOTE_CHARS, NOTE_PREFIX, WITHDRAWN_NOTE, BackboneParams
-from policies.assemble.backbone.overflow import LEAN_DIGEST
+from policies.assemble.backbone.overflow import LEAN_DIGEST, explanatory
+from policies.assemble.backbone.units import Unit, split_units
 from policies.assemble.digest import CUES, digest_assistant
 from policies.memory.staleness import REPLACED_VALUE
 from policies.types import MemoryItem
-from tests.unit.test_assembly import call, make_input
+from tests.unit.test_assembly import call, count, make_input, turns_from
 
 SYSTEM = {"role": "system", "content": "You help plan small events."}
 
@@ -564,6 +565,68 @@ def test_lean_digests_leave_out_an_unreferenced_reply_while_there_is_room() -> N
     # The user's own words stay verbatim either way.
     assert "We are planning a picnic for the chess club next month." in lean_text
     assert "We need tables for 25 people and some shade in the afternoon." in lean_text
+
+
+def _alternating(lines: list[str]) -> list[dict[str, Any]]:
+    roles = [user, assistant]
+    return [SYSTEM, *(roles[i % 2](text) for i, text in enumerate(lines))]
+
+
+# A chat between two people replayed with one of them as the assistant: both
+# sides' turns are of a length, each stating their own facts.
+_TWO_PEOPLE = {
+    "en": [
+        "I started pottery classes on Tuesday evenings this spring.",
+        "Nice, I joined a choir at the library around the same time.",
+        "My teacher says my bowls are finally even. I am proud of that.",
+        "My sister came over from the coast and stayed with me the whole week.",
+        "Did she like the city? I have never been there myself.",
+    ],
+    "zh": [
+        "我今年春天开始每周二晚上去上陶艺课。",
+        "真好，我差不多同时在图书馆加入了合唱团。",
+        "老师说我做的碗终于不歪了，我挺得意的。",
+        "我姐姐从海边过来，在我这儿住了整整一个星期。",
+        "她喜欢这座城市吗？我自己还没去过。",
+    ],
+}
+# An assistant that explains: its replies are several times the user's turns.
+_EXPLAINING = {
+    "en": [
+        "Which glaze should I use for mugs that go in the dishwasher?",
+        "For dishwasher-safe mugs pick a glaze rated food-safe at your kiln's cone. "
+        "Stoneware glazes fired to maturity hold up best; avoid matte glazes on the "
+        "inside, as they stain and are harder to clean. Test a tile first.",
+        "And for the outside?",
+    ],
+    "zh": [
+        "放洗碗机的杯子用哪种釉好？",
+        "要放洗碗机的杯子，选在你窑温下烧成后标明食品安全的釉。烧到成熟温度的炻器釉"
+        "最耐用；杯子内侧别用哑光釉，容易染色也难清洗。先烧一块试片看看。",
+        "那外侧呢？",
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_lean_digests_apply_only_where_the_assistant_explains(lang: str) -> None:
+    # Between two people the "assistant" states facts a later question asks
+    # about; nothing marks them as built on, yet they are no explanation to
+    # digest away (`lean_min_reply_ratio`).
+    def units(lines: list[str]) -> list[Unit]:
+        return split_units(turns_from(_alternating(lines), count)[1:])
+
+    assert not explanatory(units(_TWO_PEOPLE[lang]), BackboneParams().lean_min_reply_ratio)
+    assert explanatory(units(_EXPLAINING[lang]), BackboneParams().lean_min_reply_ratio)
+
+
+def test_lean_digests_stay_off_below_the_reply_ratio() -> None:
+    # Where the replies are not the longer side by the ratio, the frozen part
+    # keeps them as with lean_digests off.
+    inp = make_input(_side_chat(), 220, summary_upto=7)
+    out = BackboneAssembler(BackboneParams(lean_min_reply_ratio=50)).assemble(inp)
+    assert "pop-up tents" in "\n".join(str(m["content"]) for m in out.messages)
+    assert not any(c.reason == LEAN_DIGEST for c in out.candidates)
 
 
 def _worked_out(reply: str, closing: str, figures: str) -> list[dict[str, Any]]:

@@ -162,10 +162,20 @@ def _apply(units: list[Unit], r: Renderer, move: Move) -> int:
     return before - r.render(i).tokens
 
 
-def _shrink(units: list[Unit], r: Renderer, k: Knowledge, free: int, room: int) -> None:
+def explanatory(units: Sequence[Unit], ratio: float) -> bool:
+    """Whether the assistant's side so far (its replies, tool calls and
+    results) is at least `ratio` times the user's turns in characters: an
+    assistant that explains or works with tools, whose unreferenced digests
+    can go, rather than a second person stating facts."""
+    user = sum(len(u.user.text) for u in units if u.user is not None)
+    other = sum(len(t.text) for u in units for g in u.groups for t in g)
+    return other >= ratio * user
+
+
+def _shrink(units: list[Unit], r: Renderer, k: Knowledge, free: int, room: int, lean: bool) -> None:
     """Free at least `free` tokens of the frozen part (see `_phases`; `room`: its cap);
-    with `lean_digests` the moves that go at once go even when nothing has to."""
-    if free <= 0 and not r.p.lean_digests:
+    with `lean` (`lean_digests`) the moves that go at once go even when nothing has to."""
+    if free <= 0 and not lean:
         return
     at_once, stepwise = _phases(units, r, k, room)
     if free <= 0:
@@ -190,15 +200,22 @@ def frozen_tokens(r: Renderer, n: int) -> int:
 
 
 def _fit(
-    units: list[Unit], n: int, cap: int, r: Renderer, k: Knowledge, step: int, start: Any
+    units: list[Unit],
+    n: int,
+    cap: int,
+    r: Renderer,
+    k: Knowledge,
+    step: int,
+    start: Any,
+    lean: bool,
 ) -> int:
     for u in units[:n]:
         u.user_level, u.assistant_level, u.reason = start(u)
     over = frozen_tokens(r, n) - cap
     # With `lean_digests` the digests no later turn builds on go as soon as an
     # exchange is frozen, not only once the frozen part is over its room.
-    if over > 0 or (r.p.lean_digests and n > 0):
-        _shrink(units[:n], r, k, math.ceil(over / step) * step if over > 0 else 0, cap)
+    if over > 0 or (lean and n > 0):
+        _shrink(units[:n], r, k, math.ceil(over / step) * step if over > 0 else 0, cap, lean)
     return frozen_tokens(r, n)
 
 
@@ -214,12 +231,20 @@ def fit_frozen(
     """Levels for the first `n` units within `cap`: from the previous request's
     (the prompt then only changes where something new gives way), unless laying
     the frozen part out afresh would show more than a step more of it (a rebase)."""
+    lean = r.p.lean_digests and explanatory(units, r.p.lean_min_reply_ratio)
     kept = _fit(
-        units, n, cap, r, k, step, lambda u: sticky.get(u.first_ordinal, (2, FULL_DIGEST, ""))
+        units,
+        n,
+        cap,
+        r,
+        k,
+        step,
+        lambda u: sticky.get(u.first_ordinal, (2, FULL_DIGEST, "")),
+        lean,
     )
     if not sticky or kept > cap - 2 * step:
         return
     levels = [(u.user_level, u.assistant_level, u.reason) for u in units[:n]]
-    if _fit(units, n, cap, r, k, step, lambda u: (2, FULL_DIGEST, "")) < kept + step:
+    if _fit(units, n, cap, r, k, step, lambda u: (2, FULL_DIGEST, ""), lean) < kept + step:
         for u, (a, b, why) in zip(units[:n], levels, strict=True):
             u.user_level, u.assistant_level, u.reason = a, b, why

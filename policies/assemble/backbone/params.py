@@ -62,6 +62,12 @@ class BackboneParams(BaseModel):
     # (bench/locomo.py, 3 x 40 questions at 2,000 tokens), whose second
     # speaker's turns carry facts, evidence 0.563 -> 0.521 at the same cost.
     lean_digests: bool = True
+    # `lean_digests` applies where the assistant explains: its replies, over
+    # the history so far, at least this many times the user's turns in
+    # characters. Between two people (a chat log replayed with one speaker as
+    # "assistant") both sides state facts of the same length, and a reply no
+    # later turn builds on is still what a later question asks about.
+    lean_min_reply_ratio: float = Field(default=1.5, ge=0)
     assistant_sentences: int = Field(default=2, ge=0)
     assistant_max_chars: int = Field(default=240, ge=40)
     annotate: bool = True
