@@ -21,9 +21,9 @@ from proxy.http.ui import router as ui_router
 from proxy.http.wire_routes import router as wire_router
 from proxy.llm_policies import Completion, injected
 from proxy.request_log import RequestLog
+from proxy.responses_store import ResponseStore
 from proxy.store.repo import Store
 from proxy.upstream import Upstream
-from proxy.wire_responses import ResponseStore
 
 
 def create_app(settings: Settings, complete: Complete | None = None) -> FastAPI:
