@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from policies.llm import Complete
+from policies.llm.calls import Complete
 from policies.registry import Policies
 from proxy.chat.pipeline import Pipeline
 from proxy.config import ConfigError, Settings, load_settings

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from policies.assemble.budget import split_mandatory
-from policies.llm import PolicyCall
+from policies.llm.calls import PolicyCall
 from policies.longterm.backfill import Backfill, BackfillQuery, backfill_cap, plan_backfill
 from policies.types import Candidate, MemoryItem, TokenCounter, Turn
 from proxy.longterm.jobs import Vector
