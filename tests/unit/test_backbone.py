@@ -12,7 +12,7 @@ from policies.assemble.assembly import BackboneAssembler, UserTurnsAssembler
 from policies.assemble.backbone import NOTE_CHARS, NOTE_PREFIX, WITHDRAWN_NOTE, BackboneParams
 from policies.assemble.backbone.overflow import LEAN_DIGEST
 from policies.assemble.digest import CUES, digest_assistant
-from policies.memory.staleness import REPLACED_VALUE
+from policies.memory.stale_values import REPLACED_VALUE
 from policies.types import MemoryItem
 from tests.unit.test_assembly import call, make_input
 
