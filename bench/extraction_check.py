@@ -36,7 +36,7 @@ from policies.memory.reducer import active_items, apply_extraction, render_item 
 from policies.types import ExtractionContext, MemoryItem, Turn  # noqa: E402
 
 
-def _token_counter() -> Callable[[str], int]:
+def token_counter() -> Callable[[str], int]:
     """cl100k through tiktoken, using the vocabulary file litellm ships.
 
     litellm is located without being imported (its import is slow and has
@@ -57,19 +57,19 @@ def _fold(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-def _previous(messages: list[dict[str, Any]], ordinal: int) -> str:
+def previous_answer(messages: list[dict[str, Any]], ordinal: int) -> str:
     """The assistant message right before message `ordinal`, if it is one."""
     if not ordinal or messages[ordinal - 1].get("role") != "assistant":
         return ""
     back = [
-        _message_text(m)
+        message_text(m)
         for m in reversed(messages[max(0, ordinal - 2 * LOOKBACK) : ordinal])
         if m.get("role") == "assistant"
     ]
-    return answered_list(back, _message_text(messages[ordinal]))
+    return answered_list(back, message_text(messages[ordinal]))
 
 
-def _message_text(msg: dict[str, Any]) -> str:
+def message_text(msg: dict[str, Any]) -> str:
     content = msg.get("content")
     if isinstance(content, list):
         parts = [p.get("text", "") for p in content if isinstance(p, dict)]
@@ -103,7 +103,7 @@ def run_scenario(
     user_index = 0
     timings: list[float] = []
     for ordinal, msg in enumerate(scenario["messages"]):
-        text = _message_text(msg)
+        text = message_text(msg)
         turn = Turn(
             ordinal, msg["role"], text, msg, count(text), tool_call_id=msg.get("tool_call_id")
         )
@@ -112,7 +112,7 @@ def run_scenario(
             items=tuple(items),
             user_turn_index=user_index,
             new_id=lambda: f"m{next(counter)}",
-            previous=_previous(scenario["messages"], ordinal),
+            previous=previous_answer(scenario["messages"], ordinal),
         )
         start = time.perf_counter()
         extraction = extractor.extract(turn, ctx)
@@ -157,7 +157,7 @@ def main() -> int:
     parser.add_argument("-v", "--verbose", action="store_true", help="print each rendered block")
     parser.add_argument("--trace", action="store_true", help="print the ops of every message")
     args = parser.parse_args()
-    count = _token_counter()
+    count = token_counter()
     rows = []
     for path in sorted(args.dir.glob("*.json")):
         if args.only in path.name:

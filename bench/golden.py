@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.extraction_check import _message_text, _previous, _token_counter  # noqa: E402
+from bench.extraction_check import message_text, previous_answer, token_counter  # noqa: E402
 from policies.extract.extraction import RuleExtractor  # noqa: E402
 from policies.extract.linking import decisions  # noqa: E402
 from policies.memory.reducer import apply_extraction  # noqa: E402
@@ -99,7 +99,7 @@ def fold(scenario: dict[str, Any], count: Callable[[str], int]) -> Iterator[Step
     counter = iter(range(1, 1_000_000))
     user_index = 0
     for ordinal, msg in enumerate(scenario["messages"]):
-        text = _message_text(msg)
+        text = message_text(msg)
         turn = Turn(
             ordinal, msg["role"], text, msg, count(text), tool_call_id=msg.get("tool_call_id")
         )
@@ -108,7 +108,7 @@ def fold(scenario: dict[str, Any], count: Callable[[str], int]) -> Iterator[Step
             items=tuple(items),
             user_turn_index=user_index,
             new_id=lambda: f"m{next(counter)}",
-            previous=_previous(scenario["messages"], ordinal),
+            previous=previous_answer(scenario["messages"], ordinal),
         )
         extraction = extractor.extract(turn, ctx)
         yield Step(scenario["id"], ordinal, msg["role"], text, extraction)
@@ -128,7 +128,7 @@ class Texts:
     """Writes a text as a reference into the scenario's messages, and reads it back."""
 
     def __init__(self, scenario: dict[str, Any]) -> None:
-        self.messages = [_message_text(m) for m in scenario["messages"]]
+        self.messages = [message_text(m) for m in scenario["messages"]]
         self.digested: dict[str, str] = {}  # digest ref -> text, from this run
 
     def ref(self, text: str, ordinal: int) -> str:
@@ -352,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"no set {', '.join(unknown)} (there: {', '.join(sets)})", file=sys.stderr)
             return 2
         sets = {k: v for k, v in sets.items() if k in args.set}
-    count = _token_counter()
+    count = token_counter()
     if args.linkers:
         counts = {name: Counter[str]() for name in sets}
         for name, path in sets.items():

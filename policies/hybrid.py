@@ -32,7 +32,7 @@ from policies.extract.uncertain import (
     apply_verdicts,
     uncertain_links,
 )
-from policies.llm import Complete, LLMFailure, PolicyCall, ask_json
+from policies.llm.calls import Complete, LLMFailure, PolicyCall, ask_json
 from policies.memory.reducer import apply_extraction
 from policies.types import Extraction, ExtractionContext, MemoryItem, Turn
 

@@ -48,7 +48,9 @@ from policies.assemble.summary import RuleSummarizer, SummaryParams
 from policies.base import AssemblyPolicy, ExtractionPolicy
 from policies.extract.extraction import RuleExtractor
 from policies.hybrid import HybridExtractor
-from policies.llm import Complete, LLMExtractor, LLMSummarizer
+from policies.llm.calls import Complete
+from policies.llm.extractor import LLMExtractor
+from policies.llm.summarizer import LLMSummarizer
 
 
 @dataclass(frozen=True, slots=True)

@@ -106,7 +106,7 @@ def _source(
 
 
 @cache
-def _file(module: str, lang: str) -> dict[str, Any]:
+def rule_file(module: str, lang: str) -> dict[str, Any]:
     """The raw mapping of one data file ({} when it does not exist)."""
     path = RULES_DIR / lang / f"{module}.yaml"
     if not path.is_file():
@@ -124,7 +124,7 @@ def fragments(module: str, lang: str) -> dict[str, str]:
     """The named fragments of `module` in `lang`, each with its own includes resolved."""
     out: dict[str, str] = {}
     where = RULES_DIR / lang / f"{module}.yaml"
-    for name, entry in (_file(module, lang).get("fragments") or {}).items():
+    for name, entry in (rule_file(module, lang).get("fragments") or {}).items():
         out[str(name)] = _source(entry, f"{where}:fragments.{name}", module, lang, out)
     return out
 
@@ -144,7 +144,7 @@ def rules(module: str, lang: str) -> dict[str, Rule]:
     path = RULES_DIR / lang / f"{module}.yaml"
     local = fragments(module, lang)
     raw: dict[str, tuple[str, dict[str, Any]]] = {}
-    for name, entry in _file(module, lang).items():
+    for name, entry in rule_file(module, lang).items():
         if name == "fragments":
             continue
         where = f"{path}:{name}"

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from proxy.responses_request import chat_to_items
 from proxy.wire_messages import chat_to_anthropic
-from proxy.wire_responses import chat_to_items
 
 APIS = ("chat", "responses", "messages")
 # Anthropic requires max_tokens; the stub ignores it and the budget is set by header.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from policies.llm import Complete, LLMReply
+from policies.llm.calls import Complete, LLMReply
 from policies.registry import Injected
 from proxy.config import Settings
 from proxy.longterm import Embed, EmbeddingReply

@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from policies.llm import Complete, LLMReply
+from policies.llm.calls import Complete, LLMReply
 
 
 class NoRecordedReply(LookupError):

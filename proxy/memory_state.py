@@ -12,7 +12,8 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from policies.base import ExtractionPolicy
 from policies.extract.choices import LOOKBACK, answered_list
 from policies.hybrid import HybridExtractor
-from policies.llm import LLMExtractor, PolicyCall
+from policies.llm.calls import PolicyCall
+from policies.llm.extractor import LLMExtractor
 from policies.memory.forgetting import apply_tiers
 from policies.memory.reducer import apply_extraction, rollback
 from policies.types import (

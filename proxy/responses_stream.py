@@ -4,18 +4,15 @@ deltas, `response.completed`), the finished response kept by `ResponsesWire`."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proxy.errors import ProxyError
+from proxy.responses_answer import FINISH_STATUS, Item, call_item, message_item, reasoning_item
 from proxy.wire import first_choice_deltas, sse
-from proxy.wire_responses import (
-    FINISH_STATUS,
-    Item,
-    ResponsesWire,
-    call_item,
-    message_item,
-    reasoning_item,
-)
+
+if TYPE_CHECKING:
+    # The wire imports this encoder; the encoder only hands it the finished response.
+    from proxy.wire_responses import ResponsesWire
 
 
 class _Events:

@@ -37,7 +37,7 @@ _KINDS = frozenset({"constraint", "preference", "fact", "goal", "state", "entity
 
 _EN_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _EN_DAY = Joined("weekdays", "day", ("en",))
-_ZH_DIGIT = "一二三四五六日天"  # the rules' fragment digit, read as numbers
+ZH_DIGIT = "一二三四五六日天"  # the rules' fragment digit, read as numbers
 # "周二", "星期四", "礼拜天"; a list continues without the prefix: "周二、四", "周一和三".
 _ZH_DAY = Joined("weekdays", "day", ("zh",))
 _ZH_MORE = Joined("weekdays", "more_day")
@@ -52,7 +52,7 @@ class _Day:
 
 
 def _zh_number(char: str) -> int:
-    return 7 if char in "日天" else _ZH_DIGIT.index(char) + 1
+    return 7 if char in "日天" else ZH_DIGIT.index(char) + 1
 
 
 def _days(text: str) -> list[_Day]:
@@ -163,7 +163,7 @@ def _written_like(written: str, number: int) -> str:
         name = _EN_DAYS[number - 1]
         name += "s" if written.lower().endswith("s") else ""
         return name.capitalize() if written[0].isupper() else name
-    digit = "日" if number == 7 else _ZH_DIGIT[number - 1]
+    digit = "日" if number == 7 else ZH_DIGIT[number - 1]
     return written[:-1] + digit
 
 

@@ -55,7 +55,7 @@ def contact_details(text: str) -> bool:
 # data (policies/rules/<lang>/values.yaml), read as one regex of both halves in the order
 # given (a comment on each rule names this list). What stays here is shape: codes,
 # handles, links, phone numbers, version triples, bare digits.
-_PATTERNS: list[tuple[str, re.Pattern[str] | Joined]] = [
+VALUE_PATTERNS: list[tuple[str, re.Pattern[str] | Joined]] = [
     # A number named as an identifier by the word before it ("尾号8842",
     # "订单号 20240518", "account ending in 4417", "ticket #5521").
     ("id", Joined("values", "id_label", ("zh", "en"), flags=re.IGNORECASE)),
@@ -156,7 +156,7 @@ def extract_values(text: str) -> tuple[Value, ...]:
     # Most patterns need a digit or a number word; skip them cheaply when
     # the text has neither (the common case for chit-chat).
     numeric = bool(_NUMERIC_HINT.search(text))
-    for kind, pattern in _PATTERNS:
+    for kind, pattern in VALUE_PATTERNS:
         if not numeric and kind not in _NON_NUMERIC:
             continue
         for m in pattern.finditer(text):

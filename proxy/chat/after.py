@@ -13,7 +13,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from policies.llm import PolicyCall
+from policies.llm.calls import PolicyCall
 from proxy.chat.answer_store import unstored
 from proxy.chat.learn import learn
 from proxy.chat.plan import RequestPlan

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from policies.hybrid import HybridExtractor
-from policies.llm import PolicyCall
+from policies.llm.calls import PolicyCall
 from proxy.chat.plan import RequestPlan, clean_answer
 from proxy.conversation import make_turn
 from proxy.longterm import ConsolidationJob

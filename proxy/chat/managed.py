@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from policies.assemble.assembly_input import AssemblyInput
 from policies.assemble.budget import split_mandatory
 from policies.language.text import term_set
-from policies.llm import PolicyCall
+from policies.llm.calls import PolicyCall
 from policies.longterm.backfill import place_backfill
 from policies.types import AssembledContext, MemoryItem
 from proxy.chat.plan import RequestPlan

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from policies.llm import PolicyCall
+from policies.llm.calls import PolicyCall
 from policies.longterm.backfill import Backfill
 from policies.registry import Preset
 from policies.types import AssembledContext, Turn

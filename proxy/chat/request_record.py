@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from policies.llm import PolicyCall
+from policies.llm.calls import PolicyCall
 from proxy.cache_bill import bill, cache_usage, prices_from
 from proxy.chat.plan import RequestPlan
 from proxy.errors import ProxyError

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from policies.llm import Complete
+from policies.llm.calls import Complete
 from policies.registry import Policies
 from proxy.chat.pipeline import Pipeline
 from proxy.config import ConfigError, Settings, load_settings
@@ -21,9 +21,9 @@ from proxy.http.ui import router as ui_router
 from proxy.http.wire_routes import router as wire_router
 from proxy.llm_policies import Completion, injected
 from proxy.request_log import RequestLog
+from proxy.responses_store import ResponseStore
 from proxy.store.repo import Store
 from proxy.upstream import Upstream
-from proxy.wire_responses import ResponseStore
 
 
 def create_app(settings: Settings, complete: Complete | None = None) -> FastAPI:

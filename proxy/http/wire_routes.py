@@ -1,6 +1,6 @@
 """Routes of the Responses and Anthropic Messages APIs: translate, run the chat pipeline.
 
-Each route turns its body into the internal chat request (`proxy.wire_responses`,
+Each route turns its body into the internal chat request (`proxy.responses_request`,
 `proxy.wire_messages`), then runs exactly what `/v1/chat/completions` runs —
 sessions, memory, budget, modes, A/B, records, `X-Memory-*` headers — and
 answers through its `WireFormat`.
@@ -20,17 +20,12 @@ from proxy.http.services import Services
 from proxy.http.wire_openapi import MESSAGES_OPENAPI, RESPONSES_OPENAPI
 from proxy.ids import new_id
 from proxy.messages_answer import error_response as anthropic_error
+from proxy.responses_answer import ResponseRequest
+from proxy.responses_request import input_items, items_to_chat, request_params
+from proxy.responses_store import ResponseStore
 from proxy.wire import WireFormat
 from proxy.wire_messages import MessagesWire, messages_to_chat
-from proxy.wire_responses import (
-    ResponseRequest,
-    ResponseStore,
-    ResponsesWire,
-    input_items,
-    items_to_chat,
-    new_response_id,
-    request_params,
-)
+from proxy.wire_responses import ResponsesWire, new_response_id
 
 router = APIRouter()
 

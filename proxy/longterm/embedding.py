@@ -8,7 +8,7 @@ import logging
 import time
 from collections.abc import Sequence
 
-from policies.llm import PolicyCall
+from policies.llm.calls import PolicyCall
 from policies.longterm.candidates import consolidation_candidates
 from policies.longterm.items import LongTermItem
 from proxy.longterm.jobs import ConsolidationJob, Embed, Vector

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from policies.assemble.budget import split_mandatory
-from policies.llm import PolicyCall
-from policies.longterm.backfill import Backfill, BackfillQuery, backfill_cap, plan_backfill
+from policies.llm.calls import PolicyCall
+from policies.longterm.backfill import Backfill, backfill_cap, plan_backfill
+from policies.longterm.relevance import BackfillQuery
 from policies.types import Candidate, MemoryItem, TokenCounter, Turn
 from proxy.longterm.jobs import Vector
 

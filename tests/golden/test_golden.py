@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 import pytest
 
+from bench.extraction_check import token_counter
 from bench.golden import (
-    _token_counter,
     diff_lines,
     read_golden,
     read_linkers,
@@ -28,7 +28,7 @@ SETS = scenario_sets()
 
 @pytest.fixture(scope="module")
 def count() -> Callable[[str], int]:
-    return _token_counter()
+    return token_counter()
 
 
 @pytest.mark.parametrize("name", sorted(SETS))

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from policies.llm import EXTRACT_SYSTEM, SUMMARY_SYSTEM
+from policies.llm.extractor import EXTRACT_SYSTEM
+from policies.llm.summarizer import SUMMARY_SYSTEM
 from tests.integration.test_lifecycle import BUDGET, FILLER, SYSTEM
 
 Reply = dict[str, Any] | None

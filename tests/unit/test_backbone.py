@@ -13,7 +13,7 @@ from policies.assemble.backbone import NOTE_CHARS, NOTE_PREFIX, WITHDRAWN_NOTE, 
 from policies.assemble.backbone.overflow import LEAN_DIGEST, explanatory
 from policies.assemble.backbone.units import Unit, split_units
 from policies.assemble.digest import CUES, digest_assistant
-from policies.memory.staleness import REPLACED_VALUE
+from policies.memory.stale_values import REPLACED_VALUE
 from policies.types import MemoryItem
 from tests.unit.test_assembly import call, count, make_input, turns_from
 

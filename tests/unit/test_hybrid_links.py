@@ -16,7 +16,7 @@ import pytest
 from policies.extract.extraction import RuleExtractor
 from policies.extract.uncertain import MODEL_LINKER, apply_verdicts, uncertain_links
 from policies.hybrid import HybridExtractor
-from policies.llm import LLMReply
+from policies.llm.calls import LLMReply
 from policies.memory.reducer import apply_extraction
 from policies.registry import EXTRACTORS, Injected, Policies
 from policies.types import (

@@ -6,17 +6,12 @@ from itertools import count
 from typing import Any
 
 from policies.assemble.generated import REPLAY_HEADER
-from policies.longterm.backfill import (
-    BACKFILL_HEADER,
-    Backfill,
-    BackfillQuery,
-    place_backfill,
-    plan_backfill,
-)
+from policies.longterm.backfill import BACKFILL_HEADER, Backfill, place_backfill, plan_backfill
 from policies.longterm.candidates import Pick, consolidation_candidates
 from policies.longterm.items import LongTermItem
 from policies.longterm.merge import merge_items
 from policies.longterm.params import LongTermParams
+from policies.longterm.relevance import BackfillQuery
 from policies.longterm.retire import retire_revoked
 from policies.memory.reducer import rollback
 from policies.types import AssembledContext, MemoryItem, Section, Turn

@@ -7,9 +7,10 @@ import math
 from typing import Any
 
 from policies.language.value_kinds import choices, other_choice
-from policies.longterm.backfill import Backfill, BackfillQuery, cosine, plan_backfill
+from policies.longterm.backfill import Backfill, plan_backfill
 from policies.longterm.items import LongTermItem, LongTermVersion
 from policies.longterm.params import LongTermParams
+from policies.longterm.relevance import BackfillQuery, cosine
 from policies.longterm.retire import forget_session
 from tests.unit.extraction_support import fold_messages
 

@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
-from policies.llm import LLMExtractor, LLMReply, LLMSummarizer
+from policies.llm.calls import LLMReply
+from policies.llm.extractor import LLMExtractor
+from policies.llm.summarizer import LLMSummarizer
 from policies.registry import (
     ASSEMBLERS,
     EXTRACTORS,

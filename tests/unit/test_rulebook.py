@@ -77,7 +77,7 @@ def rules_dir(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     """A rules directory of our own, read afresh (the loaders cache per file)."""
 
     def fresh() -> None:
-        for loader in (rulebook._file, rulebook.fragments, rulebook.rules):
+        for loader in (rulebook.rule_file, rulebook.fragments, rulebook.rules):
             loader.cache_clear()
 
     monkeypatch.setattr(rulebook, "RULES_DIR", tmp_path)

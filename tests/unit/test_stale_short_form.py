@@ -4,7 +4,9 @@ quotes the old value to say why it went. Sentences of our own, zh and en."""
 
 from __future__ import annotations
 
-from policies.memory.staleness import StaleFilter, _distinctive, _short_form
+from policies.memory.stale_terms import is_distinctive
+from policies.memory.stale_values import short_form
+from policies.memory.staleness import StaleFilter
 from policies.types import MemoryItem
 
 
@@ -22,10 +24,10 @@ def pair(old: str, new: str) -> list[MemoryItem]:
 
 
 def test_a_bare_small_number_is_not_distinctive() -> None:
-    assert not _distinctive("5", 6)
-    assert not _distinctive("12", 6)
-    assert _distinctive("2025", 6)
-    assert _distinctive("v2", 6)
+    assert not is_distinctive("5", 6)
+    assert not is_distinctive("12", 6)
+    assert is_distinctive("2025", 6)
+    assert is_distinctive("v2", 6)
 
 
 def test_zh_an_unrelated_sentence_with_the_same_small_number_is_left_alone() -> None:
@@ -60,7 +62,7 @@ def test_en_an_unrelated_sentence_with_the_same_small_number_is_left_alone() -> 
 def test_the_short_form_is_the_clause_with_the_new_value() -> None:
     old = "每篇1500字左右。"
     new = "领导说现在短一点大家才会看完，还是每篇1000字吧，别写1500了。"
-    assert _short_form(new, {"每篇"}, old) == "还是每篇1000字吧"
+    assert short_form(new, {"每篇"}, old) == "还是每篇1000字吧"
     old = "Keep the hotel under $180 a night."
     new = "The ones under $180 a night all had awful reviews, so raise the hotel cap to $240."
-    assert _short_form(new, {"hotel"}, old) == "so raise the hotel cap to $240"
+    assert short_form(new, {"hotel"}, old) == "so raise the hotel cap to $240"

@@ -35,6 +35,6 @@ def test_unit_words_are_the_normalised_units_longest_first() -> None:
 
 
 def test_the_value_patterns_compile() -> None:
-    for _kind, pattern in values._PATTERNS:
+    for _kind, pattern in values.VALUE_PATTERNS:
         compiled = getattr(pattern, "compiled", pattern)
         assert isinstance(compiled, re.Pattern)

@@ -92,8 +92,8 @@ def test_two_schedules_with_the_day_leave_the_move_unresolved() -> None:
 
 
 def test_the_weekday_digits_of_code_and_rules_agree() -> None:
-    """`_ZH_DIGIT` reads the digits the rules match as numbers, in the same order."""
-    from policies.extract.weekdays import _ZH_DIGIT
+    """`ZH_DIGIT` reads the digits the rules match as numbers, in the same order."""
+    from policies.extract.weekdays import ZH_DIGIT
     from policies.rulebook import fragment
 
-    assert fragment("weekdays", "zh", "digit") == _ZH_DIGIT
+    assert fragment("weekdays", "zh", "digit") == ZH_DIGIT

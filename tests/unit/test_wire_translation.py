@@ -10,18 +10,12 @@ import pytest
 from proxy.errors import ProxyError
 from proxy.messages_answer import chat_to_message, error_body
 from proxy.messages_stream import MessagesStream
+from proxy.responses_answer import ResponseRequest, answer_items, unpack_thinking
+from proxy.responses_request import chat_to_items, items_to_chat, request_params
+from proxy.responses_store import ResponseStore
 from proxy.responses_stream import ResponsesStream
 from proxy.wire_messages import chat_to_anthropic, messages_to_chat
-from proxy.wire_responses import (
-    ResponseRequest,
-    ResponseStore,
-    ResponsesWire,
-    answer_items,
-    chat_to_items,
-    items_to_chat,
-    request_params,
-    unpack_thinking,
-)
+from proxy.wire_responses import ResponsesWire
 
 CHAT_HISTORY: list[dict[str, Any]] = [
     {"role": "system", "content": "You plan garden work."},

@@ -12,7 +12,8 @@ from policies.assemble.backbone.restated import Restated
 from policies.assemble.lines import one_line
 from policies.assemble.summary import DatedTurn, SummaryParams, summarize_turn
 from policies.language.text import term_set
-from policies.memory.staleness import CHANGED_MARK, StaleFilter, changed_clause
+from policies.memory.stale_values import changed_clause
+from policies.memory.staleness import CHANGED_MARK, StaleFilter
 from policies.types import MemoryItem, Turn
 
 _LIVE = frozenset({"active", "pending"})
