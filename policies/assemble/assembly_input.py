@@ -39,6 +39,10 @@ class AssemblyInput:
     summary_upto: int = 0
     # Older turns the recall index found for the current input, best first.
     recalled: Sequence[RecallHit] = ()
+    # The current input names a side of the conversation by a name the other
+    # side addressed it by ("Thanks, Dana!"): a question about that person is
+    # about what they said, whatever its tense (`policies.assemble.recall.SpeakerNames`).
+    names_speaker: bool = False
     # The working-memory layout of the previous request (None: lay it out now).
     memory_layout: MemoryLayout | None = None
     # Late sections of earlier requests, to forward again where they went

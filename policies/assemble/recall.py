@@ -29,6 +29,8 @@ from policies.language.social import addressed_names, strip_vocatives
 from policies.language.text import terms
 
 _LATIN_WORD = re.compile(r"[a-z]+")
+# A capitalised word after another word of its sentence: a name, not a sentence's start.
+_NAME_IN_SENTENCE = re.compile(r"(?<=[\w,;:'’)] )([A-Z][a-z]+)\b")
 
 
 def _norm(term: str) -> str:
@@ -93,6 +95,16 @@ class SpeakerNames:
                 del counts[spoken_to]
             if not counts:
                 del self._roles[name]
+
+    def names_any(self, text: str) -> bool:
+        """Whether `text` names either side by a name it was addressed by, written
+        as a name: capitalised, not the first word of its sentence, and not
+        itself an address ("Wow, Dana! What next?" speaks to Dana, it asks
+        nothing about her)."""
+        return any(
+            _norm(m.group(1).lower()) in self._roles
+            for m in _NAME_IN_SENTENCE.finditer(strip_vocatives(text))
+        )
 
     def role_named(self, query: Collection[str]) -> str | None:
         """The role a query names by one of the names it was addressed by, if exactly one."""

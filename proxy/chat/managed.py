@@ -150,11 +150,15 @@ def _assemble(
     assembler = plan.preset.assembler
     assert assembler is not None
     recalled = []
+    names_speaker = False
     recall = plan.preset.recall
     if layers is not None and recall is not None and recall.max_hits:
         query = term_set("\n".join(t.text for t in tail if t.role == "user"))
         recalled = p.lifecycle.recall(
             layers, plan.turns, query, limit=recall.max_hits, min_score=recall.min_score
+        )
+        names_speaker = layers.index.speakers.names_any(
+            "\n".join(t.text for t in tail if t.role == "user")
         )
     background = plan.longterm
     managed = assembler.assemble(
@@ -171,6 +175,7 @@ def _assemble(
             summary_chunks=tuple(layers.chunks) if layers else (),
             summary_upto=layers.upto if layers else 0,
             recalled=recalled,
+            names_speaker=names_speaker,
             memory_layout=layers.layout if layers else None,
             placed_notes=layers.notes if layers else (),
             # Kept per process: with several replicas each lays the frozen

@@ -63,7 +63,14 @@ def assemble(
         for o, score in index.search(term_set(question), limit=40, before=upto)
         if o in by_ordinal and score >= 2.0
     ]
-    inp = make_input(messages, budget, summary_upto=upto, recalled=hits, items=items)
+    inp = make_input(
+        messages,
+        budget,
+        summary_upto=upto,
+        recalled=hits,
+        items=items,
+        names_speaker=index.speakers.names_any(question),
+    )
     return BackboneAssembler(params or BackboneParams()).assemble(inp)
 
 
@@ -269,3 +276,40 @@ def test_a_standing_rule_stays_when_the_frozen_part_gives_way(
     assert any(c.reason == EVIDENCE_CUT for c in kept.candidates)
     assert rule not in text_of(plain)
     assert rule in text_of(kept)
+
+
+def _between_two(fact: str) -> list[dict[str, Any]]:
+    """A chat between two friends, the second replayed as the assistant, who
+    is addressed by name; `fact` is one of the second friend's turns."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "Two friends catch up."}]
+    turns = [
+        ("user", "Hey Robin, how was your week?"),
+        ("assistant", fact),
+        *[(role, text) for text in FILLER_EN for role in ("user", "assistant")],
+        ("user", "Thanks, Robin! Talk soon."),
+        ("assistant", "Anytime, see you soon."),
+        *[(role, text) for text in FILLER_EN for role in ("user", "assistant")],
+    ]
+    return messages + [{"role": role, "content": text} for role, text in turns]
+
+
+@pytest.mark.parametrize(
+    ("question", "points_back"),
+    [
+        # Present tense, but about a speaker of the conversation: what they said.
+        ("What does Robin carve in the workshop?", True),
+        # The same shape about someone nobody was addressed as: advice or a
+        # fact of the task, the backbone serves it.
+        ("What does Morgan carve in the workshop?", False),
+        # Addressing the speaker is not asking about them.
+        ("Robin, what should I carve next in the workshop?", False),
+        ("Thanks, Robin! What should I carve next in the workshop?", False),
+    ],
+)
+def test_a_question_about_a_speaker_points_back(question: str, points_back: bool) -> None:
+    fact = "I carve little wooden owls in the workshop on Saturdays, they sell at the market."
+    ctx = assemble(_between_two(fact), question, 220)
+    assert ctx.tokens <= 220
+    assert any(c.reason == EVIDENCE_CUT for c in ctx.candidates) is points_back
+    if points_back:
+        assert "wooden owls" in text_of(ctx)

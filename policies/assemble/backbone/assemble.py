@@ -9,7 +9,7 @@ part, recall what had to go, and put the sections together.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from policies.assemble.assembly_input import AssemblyInput
@@ -206,12 +206,20 @@ def _compact(inp: AssemblyInput, p: BackboneParams, lay: _Layout) -> None:
     lay.live_tokens = _live_tokens(lay.units, split)
 
 
+# The rule name a question gets when it points back by naming a speaker.
+NAMES_SPEAKER = "names_speaker"
+
+
 def _read_input(
     inp: AssemblyInput, p: BackboneParams, stale: StaleFilter | None, hist_room: int
 ) -> _Recall:
     """The evidence a question about the past needs: what it asks and recall's room."""
     asked = "\n".join(t.text for t in inp.tail if t.role == "user")
     question = read_question(asked)
+    if question.seeks_past and not question.refers_back and inp.names_speaker:
+        # "What does Dana do on weekends?": what a speaker of the conversation
+        # does or is, asked in the present, is still what they said before.
+        question = replace(question, rules=(*question.rules, NAMES_SPEAKER), refers_back=True)
     return _Recall(
         question,
         term_set(asked),
