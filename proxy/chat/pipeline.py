@@ -38,6 +38,7 @@ from proxy.request_log import RequestLog
 from proxy.sessions import KeyedLocks, SessionQueue, SessionResolver
 from proxy.settings import Settings
 from proxy.store.repo import Store
+from proxy.summaries import Summaries
 from proxy.tokens import TokenCounters
 from proxy.upstream import Upstream
 from proxy.wire import CHAT_WIRE, WireFormat
@@ -63,6 +64,7 @@ class Pipeline:
         cached = settings.memory.cache_sessions
         self.memory = MemoryState(store, cache_sessions=cached)
         self.lifecycle = Lifecycle(store, cache_sessions=cached)
+        self.summaries = Summaries(store)
         self.resolver = SessionResolver(store, self.memory.peek)
         self.cache = ConversationCache(max_sessions=cached)
         self.conversation_locks = KeyedLocks(store)
