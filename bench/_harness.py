@@ -20,8 +20,9 @@ import uvicorn
 # litellm would otherwise fetch its model cost map over the network at import.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from proxy.config import Settings, settings_from_dict
+from proxy.config import settings_from_dict
 from proxy.http.app import create_app
+from proxy.settings import Settings
 
 
 def stub_settings(stub_url: str, db_path: Path, memory: dict[str, Any] | None = None) -> Settings:

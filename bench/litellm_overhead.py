@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.vs_litellm import conversation, start_stub  # noqa: E402
-from proxy.config import Settings  # noqa: E402
+from proxy.settings import Settings  # noqa: E402
 from proxy.upstream import Upstream  # noqa: E402
 
 

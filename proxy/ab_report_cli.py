@@ -13,8 +13,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from proxy.config import Settings
 from proxy.record_text import percent
+from proxy.settings import Settings
 from proxy.store.repo import Store
 
 

@@ -25,8 +25,8 @@ from policies.assemble.cache_pricing import (
     raw_cheaper,
     with_overrides,
 )
-from proxy.config import CacheSettings
 from proxy.records import serialised, shared_prefix_tokens
+from proxy.settings import CacheSettings
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from proxy.config import ConfigError, Settings, find_config, load_settings
+from proxy.config import ConfigError, find_config, load_settings
+from proxy.settings import Settings
 
 
 def load_settings_or_exit(path: str | None) -> Settings:

@@ -19,7 +19,7 @@ import json
 from functools import cache
 from pathlib import Path
 
-from proxy.config import RouterSettings, Settings
+from proxy.settings import RouterSettings, Settings
 
 # memproxy's own keys in sections that LiteLLM defines.
 _OWN_ROUTER_KEYS = frozenset(RouterSettings.model_fields)

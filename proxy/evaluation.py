@@ -26,7 +26,7 @@ import httpx
 import uvicorn
 
 from policies.registry import EXTRACTORS
-from proxy.config import ModelEntry, Settings, settings_from_dict
+from proxy.config import settings_from_dict
 from proxy.eval_report import build_report
 from proxy.eval_scenarios import (
     EvalError,
@@ -40,6 +40,7 @@ from proxy.eval_wire import APIS, wire_request
 from proxy.http.app import create_app
 from proxy.llm_policies import make_completion
 from proxy.llm_replies import RecordedReplies, load_replies
+from proxy.settings import ModelEntry, Settings
 from proxy.stub.server import StubUpstream
 from proxy.tokens import TokenCounter
 

@@ -20,7 +20,6 @@ from rich.table import Table
 from rich.text import Text
 
 from proxy.candidate_rows import grouped_candidates
-from proxy.config import Settings
 from proxy.record_text import (
     abbreviate,
     answer_text,
@@ -33,6 +32,7 @@ from proxy.record_text import (
     prefix_text,
     when,
 )
+from proxy.settings import Settings
 from proxy.store.repo import Store
 
 BAR_WIDTH = 60

@@ -2,7 +2,8 @@
 and the late sections kept in place.
 
 Runs under the session's ticket, like `MemoryState`. The summary is persisted
-(one `summaries` row per compaction chunk) and cached; the recall index and
+(one `summaries` row per compaction chunk, written by `proxy.summaries`) and
+cached here; the recall index and
 the date labels live in memory only and grow by each request's new turns
 (they are rebuilt from the stored turns after a restart); the working-memory
 layout is a cache-friendliness hint kept in memory (losing it costs one
@@ -23,10 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from policies.assemble.recall import RecallIndex
-from policies.assemble.summary import DatedTurn, render_chunks, summary_tokens, trim_chunks
-from policies.base import SummarizationPolicy
+from policies.assemble.summary import DatedTurn
 from policies.language.dates import DateLabels, stated_date
-from policies.types import MemoryLayout, PlacedNote, RecallHit, SummaryChunk, TokenCounter, Turn
+from policies.types import MemoryLayout, PlacedNote, RecallHit, SummaryChunk, Turn
 from proxy.store.repo import SessionRow, Store
 
 
@@ -63,11 +63,27 @@ class SessionLayers:
     def dated(self, turns: Sequence[Turn]) -> list[DatedTurn]:
         return [DatedTurn(t, self.labels.get(t.ordinal)) for t in turns]
 
-
-def _chunk_row(chunk: SummaryChunk, count: TokenCounter) -> tuple[SummaryChunk, str, int]:
-    texts = render_chunks([chunk])
-    text = texts[0].split("\n", 1)[1] if texts else ""  # without the section header
-    return chunk, text, summary_tokens(texts, count)
+    def recall(
+        self,
+        turns: Sequence[Turn],
+        query: frozenset[str],
+        *,
+        limit: int,
+        min_score: float,
+    ) -> list[RecallHit]:
+        """Summarised turns relevant to `query`, best first (dated)."""
+        if not query or self.upto <= 0:
+            return []
+        hits = self.index.search(query, limit=limit, before=self.upto)
+        out = []
+        for ordinal, score in hits:
+            if score < min_score or ordinal >= len(turns):
+                continue
+            turn = turns[ordinal]
+            if turn.role not in ("user", "assistant") or not turn.text.strip():
+                continue
+            out.append(RecallHit(ordinal, turn.role, self.labels.get(ordinal), turn.text, score))
+        return out
 
 
 class Lifecycle:
@@ -134,76 +150,3 @@ class Lifecycle:
             stamp = created[turn.ordinal] if turn.ordinal < len(created) else now
             date = state.labels.add(turn.text, stamp, stated_date(turn.raw))
             state.index.add(turn.ordinal, turn.text, turn.role, date)
-
-    @staticmethod
-    def recall(
-        state: SessionLayers,
-        turns: Sequence[Turn],
-        query: frozenset[str],
-        *,
-        limit: int,
-        min_score: float,
-    ) -> list[RecallHit]:
-        """Summarised turns relevant to `query`, best first (dated)."""
-        if not query or state.upto <= 0:
-            return []
-        hits = state.index.search(query, limit=limit, before=state.upto)
-        out = []
-        for ordinal, score in hits:
-            if score < min_score or ordinal >= len(turns):
-                continue
-            turn = turns[ordinal]
-            if turn.role not in ("user", "assistant") or not turn.text.strip():
-                continue
-            out.append(RecallHit(ordinal, turn.role, state.labels.get(ordinal), turn.text, score))
-        return out
-
-    async def compact(
-        self,
-        session_id: str,
-        state: SessionLayers,
-        turns: Sequence[Turn],
-        upto: int,
-        summarizer: SummarizationPolicy,
-        cap: int,
-        count: TokenCounter,
-    ) -> SummaryChunk:
-        """Summarise turns [state.upto, upto) into a new chunk and persist it.
-
-        Incremental: the previous chunks are kept as they are, the new one is
-        appended after them.
-        """
-        start = state.upto
-        evicted = state.dated([t for t in turns[start:upto] if start <= t.ordinal < upto])
-        chunk = summarizer.summarize(state.chunks, evicted, start, upto)
-        await self.store.replace_summary_chunks(
-            session_id, [_chunk_row(chunk, count)], from_upto=start
-        )
-        state.chunks = [*state.chunks, chunk]
-        return chunk
-
-    async def trim(
-        self, session_id: str, state: SessionLayers, target: int, count: TokenCounter
-    ) -> None:
-        """The summary outgrew its cap: merge it into one chunk of `target` tokens
-        (lowest-scoring lines go first; their turns stay findable by recall).
-
-        Down to a low-water mark, so that the next compactions append again.
-        """
-        trimmed = list(trim_chunks(state.chunks, target, count))
-        await self.store.replace_summary_chunks(session_id, [_chunk_row(c, count) for c in trimmed])
-        state.chunks = trimmed
-
-    async def replace_chunk(
-        self, session_id: str, state: SessionLayers, chunk: SummaryChunk, count: TokenCounter
-    ) -> bool:
-        """Swap in a better chunk for the same span (the LLM summariser's); False if
-        that span is no longer a chunk of its own (trimmed or rolled back since)."""
-        for i, old in enumerate(state.chunks):
-            if (old.start, old.upto) == (chunk.start, chunk.upto):
-                previous = state.chunks[i - 1].upto if i else 0
-                rows = [_chunk_row(c, count) for c in (chunk, *state.chunks[i + 1 :])]
-                await self.store.replace_summary_chunks(session_id, rows, from_upto=previous)
-                state.chunks = [*state.chunks[:i], chunk, *state.chunks[i + 1 :]]
-                return True
-        return False

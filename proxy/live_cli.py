@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from proxy.config import Settings
+from proxy.settings import Settings
 
 
 def confirm_spend(

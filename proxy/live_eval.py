@@ -32,7 +32,6 @@ import uvicorn
 
 from proxy.answers import Tokens, bill, score_answer, usage_tokens
 from proxy.chat_request import message_text
-from proxy.config import ModelEntry, ServerSettings, Settings
 from proxy.eval_scenarios import Scenario, history_requests, load_scenarios, scripted_responder
 from proxy.evaluation import free_socket
 from proxy.http.app import create_app
@@ -57,6 +56,7 @@ from proxy.live_plan import (
     read_results,
     select,
 )
+from proxy.settings import ModelEntry, ServerSettings, Settings
 from proxy.stub.server import StubUpstream
 from proxy.upstream import Upstream
 

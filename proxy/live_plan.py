@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from proxy.answers import Tokens, bill
-from proxy.config import Settings
 from proxy.eval_scenarios import EvalError, Scenario
 from proxy.eval_scoring import format_tokens
 from proxy.judge import check_messages
+from proxy.settings import Settings
 from proxy.tokens import TokenCounter, encoding_for_model
 from proxy.upstream import Upstream
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from policies.llm.calls import Complete, LLMReply
 from policies.registry import Injected
-from proxy.config import Settings
 from proxy.longterm import Embed, EmbeddingReply
+from proxy.settings import Settings
 from proxy.upstream import Upstream
 
 

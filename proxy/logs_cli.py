@@ -11,7 +11,6 @@ import json
 import sys
 from typing import Any
 
-from proxy.config import Settings
 from proxy.record_text import (
     abbreviate,
     answer_text,
@@ -21,6 +20,7 @@ from proxy.record_text import (
     percent,
     when,
 )
+from proxy.settings import Settings
 from proxy.store.repo import Store
 
 ALL_RECORDS = 1_000_000  # `-n 0` means everything, as in `llm logs`

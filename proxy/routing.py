@@ -17,8 +17,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from proxy.config import Settings
 from proxy.errors import ProxyError
+from proxy.settings import Settings
 
 T = TypeVar("T")
 

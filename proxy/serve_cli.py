@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 from proxy.cli_settings import load_settings_or_exit
-from proxy.config import ConfigError, Settings, find_config
+from proxy.config import ConfigError, find_config
+from proxy.settings import Settings
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8400

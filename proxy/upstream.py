@@ -27,10 +27,10 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from proxy.config import ModelEntry, Settings
 from proxy.errors import ProxyError
 from proxy.pricing import Pricing, remember_pricing_failures
 from proxy.routing import RetryPolicy
+from proxy.settings import ModelEntry, Settings
 from proxy.upstream_build import CallBuilder, missing_env_error
 from proxy.upstream_calls import ProviderCalls
 from proxy.upstream_passthrough import Passthrough

@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from proxy import demo
-from proxy.config import ModelEntry
 from proxy.errors import ProxyError
 from proxy.routing import Call
+from proxy.settings import ModelEntry
 from proxy.upstream_wire import OPENAI_WIRE, Target, log
 
 if TYPE_CHECKING:

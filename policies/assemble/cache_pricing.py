@@ -8,7 +8,7 @@ of the input price, a write 125 %. Gemini and DeepSeek cache implicitly.
 
 Everything here is pure and in units of the model's input price (one uncached
 input token = 1.0): the proxy multiplies by the model's price when it knows it.
-`memory.cache.rules` overrides a family's figures (`proxy.config`).
+`memory.cache.rules` overrides a family's figures (`proxy.settings`).
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ are there because they make a sentence binding in any setting.
 
 The other families of cues are beside it: questions (`questions.py`), reported
 speech (`reported.py`), social moves (`social.py`); the engine that runs them
-all is `lexicon.py` (`Lexicon`, `Table`). Every rule is kept as data in
-policies/rules/<lang>/cues.yaml.
+all is `lexicon.py` (`Lexicon`, `Table`). Every rule is kept as data, in the file of
+its module: policies/rules/<lang>/cues.yaml (questions.yaml, reported.yaml,
+social.yaml).
 """
 
 from __future__ import annotations

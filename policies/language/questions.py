@@ -2,7 +2,7 @@
 (`asked`), a statement put up for a nod (`check_question`), a challenge
 (`CHALLENGE`), and a request to recap what was agreed (`recap_request`).
 
-Their rules are kept as data with the other cues (policies/rules/<lang>/cues.yaml).
+Their rules are kept as data in policies/rules/<lang>/questions.yaml.
 """
 
 from __future__ import annotations
@@ -12,17 +12,17 @@ import re
 from policies import rulebook
 from policies.language.lexicon import Lexicon, scripts
 
-QUESTION_START = rulebook.Joined("cues", "question_start", ("en",), flags=re.IGNORECASE)
-QUESTION_ZH = rulebook.Joined("cues", "question_words", ("zh",), flags=0)
+QUESTION_START = rulebook.Joined("questions", "question_start", ("en",), flags=re.IGNORECASE)
+QUESTION_ZH = rulebook.Joined("questions", "question_words", ("zh",), flags=0)
 
 # "Give me the complete list of everything we settled", "把所有要求完整列一遍": a
 # request to recap memory. It and its qualifiers ("only what's current", "以最新
 # 的为准，改过的别列了") are about the answer, not new requirements or revocations.
-_RECAP_EN = rulebook.Joined("cues", "recap_list", ("en",), flags=re.IGNORECASE)
-_RECAP_ALL_EN = rulebook.Joined("cues", "recap_whole", ("en",), flags=re.IGNORECASE)
-_RECAP_ZH = rulebook.Joined("cues", "recap_whole_list", ("zh",), flags=0)
+_RECAP_EN = rulebook.Joined("questions", "recap_list", ("en",), flags=re.IGNORECASE)
+_RECAP_ALL_EN = rulebook.Joined("questions", "recap_whole", ("en",), flags=re.IGNORECASE)
+_RECAP_ZH = rulebook.Joined("questions", "recap_whole_list", ("zh",), flags=0)
 # Not "你给我的所有报价和对比都用列表": what you give me, a rule about every answer.
-_RECAP_ASK_ZH = rulebook.Joined("cues", "recap_asked", ("zh",), flags=0)
+_RECAP_ASK_ZH = rulebook.Joined("questions", "recap_asked", ("zh",), flags=0)
 
 
 def recap_request(text: str) -> bool:
@@ -34,7 +34,7 @@ def recap_request(text: str) -> bool:
 
 
 # "My friend asked if…", "小杨问我能不能…": a question, only reported.
-_ASKED = Lexicon.named("cues", "asked")
+_ASKED = Lexicon.named("questions", "asked")
 
 
 def asked(text: str) -> bool:
@@ -44,12 +44,12 @@ def asked(text: str) -> bool:
 
 # "Why did you mark it urgent? Urgency is Omar's call": a challenge, not a question to
 # answer; what follows it is the correction, not an elaboration of a question.
-CHALLENGE = Lexicon.named("cues", "challenge")
+CHALLENGE = Lexicon.named("questions", "challenge")
 
 
 # "Annual billing gets 2 months free, right?", "定金就收三成，没问题吧？": a statement
 # put up for a nod. What comes before the tag is the user's proposal, not a question.
-_CHECK_TAG = Lexicon.named("cues", "check_tag")
+_CHECK_TAG = Lexicon.named("questions", "check_tag")
 
 
 def check_question(text: str) -> bool:

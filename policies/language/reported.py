@@ -2,7 +2,7 @@
 or what happened to them, told by the user (`is_reported`), which states no
 requirement of the user's own.
 
-Their rules are kept as data with the other cues (policies/rules/<lang>/cues.yaml).
+Their rules are kept as data in policies/rules/<lang>/reported.yaml.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from policies.language.lexicon import Lexicon
 
 # A sentence whose subject is the other party ("they offer…", "Marcus
 # replied…") reports a position, it does not state the user's requirement.
-REPORTED = Lexicon.named("cues", "reported")
-FIRST_PERSON = Lexicon.named("cues", "first_person")
+REPORTED = Lexicon.named("reported", "reported")
+FIRST_PERSON = Lexicon.named("reported", "first_person")
 
 _PREAMBLE = re.compile(r"^[^:：]{1,40}[:：]\s*")
 
@@ -23,12 +23,12 @@ _PREAMBLE = re.compile(r"^[^:：]{1,40}[:：]\s*")
 # "My coworker says I should never…", "朋友说我应该…": a peer's advice to the
 # user, reported; the user has not adopted it (an authority's ruling, "the
 # vet says no dairy", is not advice from a peer and stays a requirement).
-_PEER_ADVICE = Lexicon.named("cues", "peer_advice")
+_PEER_ADVICE = Lexicon.named("reported", "peer_advice")
 
 
 # "我同事去年把她的猫寄养了两周…", "A friend of mine once did a 10-day cruise…": what
 # happened to someone else, told as a story; its values are theirs, not the plan's.
-_ANECDOTE = Lexicon.named("cues", "anecdote")
+_ANECDOTE = Lexicon.named("reported", "anecdote")
 
 
 def is_reported(text: str) -> bool:
@@ -45,4 +45,4 @@ def is_reported(text: str) -> bool:
     return not FIRST_PERSON.search(_DECLINING.sub("", text))
 
 
-_DECLINING = rulebook.Joined("cues", "declining", ("zh",), flags=0)
+_DECLINING = rulebook.Joined("reported", "declining", ("zh",), flags=0)

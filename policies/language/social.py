@@ -3,7 +3,7 @@ only confirm (`CONFIRM`) or reject (`REJECT`), leading interjections
 (`strip_filler`), greetings, thanks and reactions (`small_talk`), and the names
 a sentence addresses its listener by (`addressed_names`, `strip_vocatives`).
 
-Their rules are kept as data with the other cues (policies/rules/<lang>/cues.yaml).
+Their rules are kept as data in policies/rules/<lang>/social.yaml.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from policies.language.lexicon import scripts
 
 class _Confirm:
     """A reply that only confirms ("yes, thanks", "好的，谢谢"): the confirm words of both
-    files (fragments confirm_head, confirm_tail of policies/rules/<lang>/cues.yaml) in one
+    files (fragments confirm_head, confirm_tail of policies/rules/<lang>/social.yaml) in one
     frame, English first, since a reply may mix scripts ("好的 thanks"); compiled on first
     use. The rules `confirm` of each file hold the examples."""
 
@@ -33,15 +33,15 @@ class _Confirm:
 
 @cache
 def _confirm() -> re.Pattern[str]:
-    head = "|".join(rulebook.fragment("cues", lang, "confirm_head") for lang in ("en", "zh"))
-    tail = "|".join(rulebook.fragment("cues", lang, "confirm_tail") for lang in ("en", "zh"))
+    head = "|".join(rulebook.fragment("social", lang, "confirm_head") for lang in ("en", "zh"))
+    tail = "|".join(rulebook.fragment("social", lang, "confirm_tail") for lang in ("en", "zh"))
     return re.compile(rf"^(?:{head})(?:[\s,.!~。！，、]+(?:{tail}))*[\s.!~。！，]*$", re.IGNORECASE)
 
 
 CONFIRM = _Confirm()
-REJECT = rulebook.Joined("cues", "reject", flags=re.IGNORECASE)
+REJECT = rulebook.Joined("social", "reject", flags=re.IGNORECASE)
 
-FILLER = rulebook.Joined("cues", "filler", flags=re.IGNORECASE)
+FILLER = rulebook.Joined("social", "filler", flags=re.IGNORECASE)
 
 
 def strip_filler(text: str) -> str:
@@ -56,7 +56,7 @@ def strip_filler(text: str) -> str:
 # like fun", "太棒了"). A sentence is small talk when it makes one of these
 # moves and, once the move's own words and any name it addresses are set aside,
 # at most one content word is left ("It must have been special at your wedding").
-_SOCIAL_EN = rulebook.Joined("cues", "social", ("en",), flags=re.IGNORECASE)
+_SOCIAL_EN = rulebook.Joined("social", "social", ("en",), flags=re.IGNORECASE)
 # Words of the moves above and of the reactions they come with: set aside
 # before counting what is left.
 _SOCIAL_WORDS = frozenset(
@@ -72,8 +72,8 @@ _SOCIAL_WORDS = frozenset(
     dear buddy friend guys man wish luck best again back meet know news thing things
     moment experience glad day tell said woohoo hope enjoy wanted say""".split()
 )
-_SOCIAL_ZH = rulebook.Joined("cues", "social", ("zh",), flags=0)
-_VOCATIVE = rulebook.Joined("cues", "vocative", ("en",), flags=0)
+_SOCIAL_ZH = rulebook.Joined("social", "social", ("zh",), flags=0)
+_VOCATIVE = rulebook.Joined("social", "vocative", ("en",), flags=0)
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _ZH_CHAR = re.compile(r"[\u3400-\u9fff]")
 

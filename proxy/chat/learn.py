@@ -123,4 +123,4 @@ async def _refine_summary(p: Pipeline, plan: RequestPlan, calls: list[PolicyCall
         chunk, call = await llm.summarize_async(layers.chunks[:position], evicted, start, upto)
         calls.append(call)
         if call.outcome == "ok":
-            await p.lifecycle.replace_chunk(resolution.session.id, layers, chunk, plan.counter)
+            await p.summaries.replace_chunk(resolution.session.id, layers, chunk, plan.counter)

@@ -106,7 +106,7 @@ async def assemble_managed(p: Pipeline, plan: RequestPlan, items: list[MemoryIte
     ):
         start = layers.upto
         await plan.turns_stored()  # summary chunks are stored after the turns they cover
-        await p.lifecycle.compact(
+        await p.summaries.compact(
             session_id,
             layers,
             plan.turns,
@@ -123,7 +123,7 @@ async def assemble_managed(p: Pipeline, plan: RequestPlan, items: list[MemoryIte
         # The summary no longer fits its share: trim it now, in the request
         # whose prompt changes anyway, rather than line by line later.
         target = int(managed.summary_cap * summarizer.params.trim_to)
-        await p.lifecycle.trim(session_id, layers, target, plan.counter)
+        await p.summaries.trim(session_id, layers, target, plan.counter)
         trimmed = True
         managed = _assemble(p, plan, items, layers)
     lifecycle: dict[str, Any] = {}
@@ -154,8 +154,8 @@ def _assemble(
     recall = plan.preset.recall
     if layers is not None and recall is not None and recall.max_hits:
         query = term_set("\n".join(t.text for t in tail if t.role == "user"))
-        recalled = p.lifecycle.recall(
-            layers, plan.turns, query, limit=recall.max_hits, min_score=recall.min_score
+        recalled = layers.recall(
+            plan.turns, query, limit=recall.max_hits, min_score=recall.min_score
         )
         names_speaker = layers.index.speakers.names_any(
             "\n".join(t.text for t in tail if t.role == "user")

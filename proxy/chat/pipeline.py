@@ -27,7 +27,6 @@ from proxy.cache_bill import rule_for
 from proxy.chat import after, answer_store, forward, prepare, stream
 from proxy.chat.plan import MODES, RequestContext, RequestPlan, ab_arm, clean_answer
 from proxy.chat_request import ChatRequest
-from proxy.config import Settings
 from proxy.conversation import ConversationCache
 from proxy.lifecycle import Lifecycle
 from proxy.llm_policies import make_embedder
@@ -37,7 +36,9 @@ from proxy.metrics import Metrics
 from proxy.records import Outcome
 from proxy.request_log import RequestLog
 from proxy.sessions import KeyedLocks, SessionQueue, SessionResolver
+from proxy.settings import Settings
 from proxy.store.repo import Store
+from proxy.summaries import Summaries
 from proxy.tokens import TokenCounters
 from proxy.upstream import Upstream
 from proxy.wire import CHAT_WIRE, WireFormat
@@ -63,6 +64,7 @@ class Pipeline:
         cached = settings.memory.cache_sessions
         self.memory = MemoryState(store, cache_sessions=cached)
         self.lifecycle = Lifecycle(store, cache_sessions=cached)
+        self.summaries = Summaries(store)
         self.resolver = SessionResolver(store, self.memory.peek)
         self.cache = ConversationCache(max_sessions=cached)
         self.conversation_locks = KeyedLocks(store)

@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from policies.llm.calls import Complete
 from policies.registry import Policies
 from proxy.chat.pipeline import Pipeline
-from proxy.config import ConfigError, Settings, load_settings
+from proxy.config import ConfigError, load_settings
 from proxy.errors import install_error_handlers
 from proxy.http.admin import router as admin_router
 from proxy.http.auth import Authenticator
@@ -22,6 +22,7 @@ from proxy.http.wire_routes import router as wire_router
 from proxy.llm_policies import Completion, injected
 from proxy.request_log import RequestLog
 from proxy.responses_store import ResponseStore
+from proxy.settings import Settings
 from proxy.store.repo import Store
 from proxy.upstream import Upstream
 

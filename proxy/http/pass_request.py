@@ -17,11 +17,11 @@ from typing import Any
 from fastapi import Request
 from starlette.datastructures import UploadFile
 
-from proxy.config import Settings
 from proxy.errors import ProxyError
 from proxy.http.pass_routes import PassRoute
 from proxy.http.routes import parse_json, read_body
 from proxy.http.services import Services
+from proxy.settings import Settings
 from proxy.upstream_wire import Target
 
 # Query parameters that are numbers in OpenAI's API (forms and queries arrive as text).

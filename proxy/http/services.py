@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from proxy.chat.pipeline import Pipeline
-from proxy.config import Settings
 from proxy.http.auth import Authenticator
 from proxy.request_log import RequestLog
+from proxy.settings import Settings
 from proxy.store.repo import Store
 from proxy.upstream import Upstream
 

@@ -10,12 +10,12 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from policies.longterm.items import LongTermItem
 from policies.longterm.params import LongTermParams
-from proxy.config import LongTermSettings
 from proxy.longterm.embedding import Embedder
 from proxy.longterm.jobs import ConsolidationJob, Embed, merge_job, with_vectors
 from proxy.longterm.operator import OperatorGuard
 from proxy.longterm.recall import Recall
 from proxy.longterm.worker import ConsolidationQueue
+from proxy.settings import LongTermSettings
 from proxy.store.repo import Store
 
 

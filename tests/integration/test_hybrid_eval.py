@@ -10,10 +10,10 @@ import pytest
 
 from policies.hybrid import HYBRID_SYSTEM
 from proxy.cli import main
-from proxy.config import ModelEntry
 from proxy.eval_scenarios import EvalError, Scenario
 from proxy.evaluation import run_eval
 from proxy.llm_replies import load_replies, prompt_hash
+from proxy.settings import ModelEntry
 
 
 def scenario() -> dict[str, Any]:

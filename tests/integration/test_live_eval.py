@@ -16,12 +16,13 @@ import pytest
 
 from proxy.answers import Tokens, bill
 from proxy.cli import main
-from proxy.config import Settings, settings_from_dict
+from proxy.config import settings_from_dict
 from proxy.eval_scenarios import Scenario
 from proxy.eval_scoring import format_tokens
 from proxy.live_cli import confirm_spend
 from proxy.live_eval import run_live
 from proxy.live_plan import Estimate, LiveOptions, final_messages, read_results
+from proxy.settings import Settings
 from proxy.stub.state import Fault
 from proxy.tokens import TokenCounter
 from proxy.upstream import Upstream

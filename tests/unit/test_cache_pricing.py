@@ -22,7 +22,8 @@ from policies.assemble.cache_pricing import (
     with_overrides,
 )
 from proxy.cache_bill import bill, cache_usage, prices_from, rule_for
-from proxy.config import CacheSettings, ConfigError, settings_from_dict
+from proxy.config import ConfigError, settings_from_dict
+from proxy.settings import CacheSettings
 
 OPENAI, GPT5, ANTHROPIC = RULES["openai"], RULES["openai-gpt5"], RULES["anthropic"]
 

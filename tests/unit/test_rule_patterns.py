@@ -49,7 +49,7 @@ def test_confirm_is_both_files_words_in_the_frame_of_the_rules() -> None:
     from policies.rulebook import fragment
 
     def words(name: str) -> tuple[str, str]:
-        return fragment("cues", "en", name), fragment("cues", "zh", name)
+        return fragment("social", "en", name), fragment("social", "zh", name)
 
     (head_en, head_zh), (tail_en, tail_zh) = words("confirm_head"), words("confirm_tail")
     mixed = CONFIRM.compiled.pattern
@@ -62,7 +62,7 @@ def test_confirm_is_both_files_words_in_the_frame_of_the_rules() -> None:
         ),
     }
     for lang, source in one_file.items():
-        assert rules("cues", lang)["confirm"].source == source
+        assert rules("social", lang)["confirm"].source == source
     assert CONFIRM.compiled.flags & re.IGNORECASE
     assert CONFIRM.match("好的 thanks!")
     assert CONFIRM.match("OK，谢谢")
