@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from policies.assemble.backbone.knowledge import Knowledge, informative
@@ -23,6 +24,9 @@ from policies.extract.choices import chosen_option, list_options
 from policies.language.values import extract_values
 
 
+# Every request asks it of every exchange of its history, and an exchange's
+# texts do not change: the answer is worked out once per pair.
+@lru_cache(maxsize=8192)
 def _referenced(text: str, next_user: str) -> bool:
     """Whether the next user turn builds on this assistant reply (a pick from its
     list, or taking up what it worked out)."""
@@ -39,6 +43,7 @@ UNUSED_DIGEST = "overflow: assistant digest no later turn builds on"
 LEAN_DIGEST = "lean_digests: assistant digest no later turn builds on"
 
 
+@lru_cache(maxsize=8192)
 def _numbers(text: str) -> frozenset[float]:
     return frozenset(v.number for v in extract_values(text) if v.number is not None)
 
