@@ -32,6 +32,9 @@ class AssemblyPolicy(Protocol):
     Must never drop the system prompt or the current input, never split a tool
     call from its results, and stay within `inp.budget` unless the mandatory
     part alone exceeds it (then forward only that, with `over_budget=True`).
+    A function of its input and its own parameters (no clock, no state of its
+    own): the proxy hands out the last context again for an equal input
+    (`policies.assemble.assembly_input.input_key`).
     """
 
     name: str

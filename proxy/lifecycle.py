@@ -22,11 +22,19 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from policies.assemble.recall import RecallIndex
 from policies.assemble.summary import DatedTurn
 from policies.language.dates import DateLabels, stated_date
-from policies.types import MemoryLayout, PlacedNote, RecallHit, SummaryChunk, Turn
+from policies.types import (
+    AssembledContext,
+    MemoryLayout,
+    PlacedNote,
+    RecallHit,
+    SummaryChunk,
+    Turn,
+)
 from proxy.store.repo import SessionRow, Store
 
 
@@ -45,6 +53,10 @@ class SessionLayers:
     backbone: dict[int, tuple[int, int, str]] = field(default_factory=dict)
     # What each frozen exchange showed (signature, annotation ids), likewise.
     backbone_shown: dict[int, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
+    # The last assembly: its key (the assembler and `input_key` of its input),
+    # the turns it was given, and the context as the assembler returned it
+    # (`proxy.chat.managed`: an equal input reuses it).
+    assembly: tuple[tuple[Any, ...], tuple[Turn, ...], AssembledContext] | None = None
 
     @property
     def upto(self) -> int:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
+from typing import Any
 
 from policies.types import (
     Candidate,
@@ -56,6 +58,36 @@ class AssemblyInput:
     # its rendering's signature, the annotations in it): new annotations wait
     # until the prompt changes at their exchange anyway.
     backbone_shown: Mapping[int, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
+
+
+# A memory item's fields but its versions (a list, snapshotted as a tuple).
+_ITEM_FIELDS = attrgetter(*(f.name for f in fields(MemoryItem) if f.name != "versions"))
+_INPUT_NAMES = tuple(f.name for f in fields(AssemblyInput))
+_INPUT_FIELDS = attrgetter(*_INPUT_NAMES)
+
+
+def input_key(inp: AssemblyInput) -> tuple[Any, ...]:
+    """Every field of `inp` as it is now: equal keys are equal inputs, which an
+    assembler (a function of its input and its parameters) lays out alike.
+
+    Sequences and mappings are taken as tuples (in order) and memory items as
+    their fields, since the caller changes some of them in place between
+    requests (an item's exposure and recency, its own lists and dicts): a key
+    kept from an earlier request still says what that request's input was.
+    Turns compare by value (their message dicts with `==`), the token counter
+    as the same counter.
+    """
+    key: list[Any] = []
+    for name, value in zip(_INPUT_NAMES, _INPUT_FIELDS(inp), strict=True):
+        if name == "items":
+            key.append(tuple((_ITEM_FIELDS(it), tuple(it.versions)) for it in value))
+        elif isinstance(value, Mapping):
+            key.append(tuple(value.items()))
+        elif isinstance(value, list | tuple):
+            key.append(tuple(value))
+        else:
+            key.append(value)
+    return tuple(key)
 
 
 def input_text(tail: Sequence[Turn]) -> str:

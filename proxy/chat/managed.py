@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from policies.assemble.assembly_input import AssemblyInput
+from policies.assemble.assembly_input import AssemblyInput, input_key
 from policies.assemble.budget import split_mandatory
+from policies.base import AssemblyPolicy
 from policies.language.text import term_set
 from policies.llm.calls import PolicyCall
 from policies.longterm.backfill import place_backfill
-from policies.types import AssembledContext, MemoryItem
+from policies.types import AssembledContext, MemoryItem, Turn
 from proxy.chat.plan import RequestPlan
 from proxy.lifecycle import SessionLayers
 from proxy.longterm import user_scope
@@ -161,7 +162,8 @@ def _assemble(
             "\n".join(t.text for t in tail if t.role == "user")
         )
     background = plan.longterm
-    managed = assembler.assemble(
+    managed = _assembled(
+        assembler,
         AssemblyInput(
             system=system,
             history=history,
@@ -182,8 +184,48 @@ def _assemble(
             # part out afresh, so they forward the same context.
             backbone_levels=layers.backbone if layers and not p.store.shared else {},
             backbone_shown=layers.backbone_shown if layers and not p.store.shared else {},
-        )
+        ),
+        layers,
     )
     if background is None:
         return managed
     return place_backfill(managed, background, len(tail), plan.budget)
+
+
+def _assembled(
+    assembler: AssemblyPolicy, inp: AssemblyInput, layers: SessionLayers | None
+) -> AssembledContext:
+    """The assembler's context for `inp`.
+
+    An input equal to that of the session's last assembly (a regenerate: the
+    same request again, the session's state as that request left it) is laid
+    out as it was: the assembler is a function of its input and parameters, so
+    the last context is handed out again, a copy (the caller adds to it), with
+    this request's own message dicts in place of the equal ones it was built on.
+    """
+    if layers is None:
+        return assembler.assemble(inp)
+    key = (assembler, input_key(inp))
+    turns = (*inp.system, *inp.history, *inp.tail)
+    last = layers.assembly
+    if last is not None and last[0] == key:
+        return _copied(last[2], last[1], turns)
+    managed = assembler.assemble(inp)
+    layers.assembly = (key, turns, _copied(managed))
+    return managed
+
+
+def _copied(
+    ctx: AssembledContext, built_on: tuple[Turn, ...] = (), turns: tuple[Turn, ...] = ()
+) -> AssembledContext:
+    """A copy of `ctx` that changes to neither affect, its messages of the turns
+    `built_on` swapped for those of the equal `turns`."""
+    swap = {id(a.raw): b.raw for a, b in zip(built_on, turns, strict=True) if a.raw is not b.raw}
+    return replace(
+        ctx,
+        messages=[swap.get(id(m), m) for m in ctx.messages] if swap else list(ctx.messages),
+        sections=[replace(s) for s in ctx.sections],
+        candidates=list(ctx.candidates),
+        backbone_levels=None if ctx.backbone_levels is None else dict(ctx.backbone_levels),
+        backbone_shown=None if ctx.backbone_shown is None else dict(ctx.backbone_shown),
+    )

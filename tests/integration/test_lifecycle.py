@@ -7,6 +7,7 @@ import json
 import re
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from proxy.records import prefix_share
@@ -178,3 +179,39 @@ async def test_a_fork_inherits_the_summary_of_the_shared_prefix(proxy: Any) -> N
     inherited = await proxy.services.store.load_summary_chunks(child)
     assert inherited
     assert inherited[0] == chunks[0]
+
+
+@pytest.mark.parametrize("preset", ["full", "layered"])
+async def test_the_same_request_again_forwards_what_a_fresh_assembly_would(
+    proxy: Any, stub_upstream: Any, monkeypatch: pytest.MonkeyPatch, preset: str
+) -> None:
+    # A regenerate button on a compacted conversation: the session's last assembly
+    # is handed out again for an equal input (proxy.chat.managed: _assembled).
+    headers = {"X-Memory-Policy": preset}
+    history, _ = await converse(proxy, turns_for(12), headers)
+    assemblies: list[str] = []
+    policies = proxy.services.pipeline.policies
+    for cls in {type(policies.preset(preset).assembler)}:
+        original = cls.assemble
+
+        def counted(self: Any, inp: Any, original: Any = original) -> Any:
+            assemblies.append(type(self).__name__)
+            return original(self, inp)
+
+        monkeypatch.setattr(cls, "assemble", counted)
+    sent, kept = [], []
+    for fresh in (False, False, False, True):
+        if fresh:  # the same request with no assembly kept: laid out anew
+            for layers in proxy.services.pipeline.lifecycle._cache.values():
+                layers.assembly = None
+        resp = await proxy.chat(history[:-1], headers={**BUDGET, **headers})
+        assert resp.status_code == 200, resp.text
+        sent.append(stub_upstream.received[-1].raw)
+        row = (await records(proxy, [resp]))[0]["record"]
+        kept.append(json.dumps([row["forwarded"], row["managed"], row.get("lifecycle")]))
+    assert sent[1:] == [sent[-1]] * 3
+    assert kept[1:] == [kept[-1]] * 3
+    if preset == "full":
+        # Laid out by the first resend (its input holds what the continuation
+        # before it left) and by the fresh one; the two between reuse it.
+        assert len(assemblies) == 2, assemblies

@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from policies.assemble.assembly import FullAssembler
-from policies.assemble.assembly_input import AssemblyInput
+from policies.assemble.assembly_input import AssemblyInput, input_key
 from policies.assemble.budget import split_mandatory
 from policies.assemble.generated import DELTA_HEADER, MEMORY_HEADER
 from policies.assemble.params import FullParams
@@ -247,3 +247,25 @@ def test_a_recalled_question_comes_with_its_reply_only_from_summarised_turns() -
         m["content"] for m in plain.assemble(inp).messages if m["content"].startswith(RECALL_HEADER)
     )
     assert "Menya Kaito" not in alone
+
+
+def test_an_input_key_holds_the_input_as_it_was_when_taken() -> None:
+    # The proxy keeps the last assembly of a session by this key (an identical
+    # resend reuses it); what it changes in place afterwards must not reach it.
+    note = item("budget", "budget is 900 euros", 1)
+    levels = {0: (1, 1, "overflow")}
+    inp = make(chat(6), 400, items=[note], backbone_levels=levels)
+    key = input_key(inp)
+    assert input_key(make(chat(6), 400, items=[replace(note)], backbone_levels=dict(levels))) == key
+    note.exposure += 1  # marked used by the request that was laid out
+    assert input_key(inp) != key
+    note.exposure -= 1
+    levels[2] = (0, 0, "overflow")
+    assert input_key(inp) != key
+    del levels[2]
+    note.versions.append(ItemVersion(3, "active", "budget is 800 euros"))
+    assert input_key(inp) != key
+    note.versions.clear()
+    assert input_key(inp) == key
+    assert input_key(replace(inp, budget=401)) != key
+    assert input_key(make(chat(7), 400, items=[note], backbone_levels=levels)) != key
