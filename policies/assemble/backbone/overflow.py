@@ -52,7 +52,15 @@ def _with_new_values(units: Sequence[Unit], r: Renderer) -> set[int]:
     """The units whose assistant digest holds a figure no user turn up to the
     next one stated: one the assistant worked out or a tool returned, which
     the user's words alone do not carry. For each unit a function of the turns
-    up to its next user turn, so the answer does not change on later requests."""
+    up to its next user turn, so the answer does not change on later requests,
+    nor with how many of the layout's units are asked about (`units` is a
+    prefix of `r.units`): worked out once per layout, kept on the renderer."""
+    if r.new_values is None:
+        r.new_values = _new_values(r.units, r)
+    return {i for i in r.new_values if i < len(units)}
+
+
+def _new_values(units: Sequence[Unit], r: Renderer) -> set[int]:
     out: set[int] = set()
     said: set[float] = set()
     for i, u in enumerate(units):
@@ -74,7 +82,17 @@ def _with_new_values(units: Sequence[Unit], r: Renderer) -> set[int]:
 
 def _chatter(units: Sequence[Unit], r: Renderer, k: Knowledge) -> set[int]:
     """Exchanges (not the first) whose user turn carries nothing current: no
-    item of the engine's and no informative sentence."""
+    item of the engine's and no informative sentence. Each unit's answer is its
+    own, whatever prefix of the layout's units `units` is: worked out once per
+    layout (for the renderer's knowledge), kept on the renderer."""
+    if k is not r.k:
+        return _chatter_of(units, r, k)
+    if r.chatter is None:
+        r.chatter = _chatter_of(r.units, r, k)
+    return {i for i in r.chatter if i < len(units)}
+
+
+def _chatter_of(units: Sequence[Unit], r: Renderer, k: Knowledge) -> set[int]:
     out: set[int] = set()
     for i, u in enumerate(units):
         if i == 0 or u.user is None:
@@ -177,11 +195,13 @@ def explanatory(units: Sequence[Unit], ratio: float) -> bool:
     return other >= ratio * user
 
 
-def _shrink(units: list[Unit], r: Renderer, k: Knowledge, free: int, room: int, lean: bool) -> None:
+def _shrink(units: list[Unit], r: Renderer, k: Knowledge, free: int, room: int, lean: bool) -> int:
     """Free at least `free` tokens of the frozen part (see `_phases`; `room`: its cap);
-    with `lean` (`lean_digests`) the moves that go at once go even when nothing has to."""
+    with `lean` (`lean_digests`) the moves that go at once go even when nothing has to.
+    The tokens freed: each move changes its own unit's rendering only."""
     if free <= 0 and not lean:
-        return
+        return 0
+    wanted = free
     at_once, stepwise = _phases(units, r, k, room)
     if free <= 0:
         # Nothing has to go (`lean_digests`): only the replies no later turn
@@ -196,8 +216,9 @@ def _shrink(units: list[Unit], r: Renderer, k: Knowledge, free: int, room: int, 
         free -= _apply(units, r, move)
     for move in stepwise:
         if free <= 0:
-            return
+            break
         free -= _apply(units, r, move)
+    return wanted - free
 
 
 def frozen_tokens(r: Renderer, n: int) -> int:
@@ -216,12 +237,15 @@ def _fit(
 ) -> int:
     for u in units[:n]:
         u.user_level, u.assistant_level, u.reason = start(u)
-    over = frozen_tokens(r, n) - cap
+    total = frozen_tokens(r, n)
+    over = total - cap
     # With `lean_digests` the digests no later turn builds on go as soon as an
     # exchange is frozen, not only once the frozen part is over its room.
     if over > 0 or (lean and n > 0):
-        _shrink(units[:n], r, k, math.ceil(over / step) * step if over > 0 else 0, cap, lean)
-    return frozen_tokens(r, n)
+        total -= _shrink(
+            units[:n], r, k, math.ceil(over / step) * step if over > 0 else 0, cap, lean
+        )
+    return total
 
 
 def fit_frozen(

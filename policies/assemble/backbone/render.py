@@ -53,6 +53,10 @@ class Renderer:
         # Unit indexes whose digests keep, for now, lines with a figure a later
         # turn changed (`policies.assemble.backbone.annotations.defer_annotations`).
         self.held: set[int] = set()
+        # What overflow works out once per layout, whichever prefix of the units
+        # it fits (`policies.assemble.backbone.overflow`: chatter, new figures).
+        self.chatter: set[int] | None = None
+        self.new_values: set[int] | None = None
 
     def render(self, i: int) -> Rendered:
         u = self.units[i]
