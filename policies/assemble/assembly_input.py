@@ -75,11 +75,15 @@ def input_key(inp: AssemblyInput) -> tuple[Any, ...]:
     requests (an item's exposure and recency, its own lists and dicts): a key
     kept from an earlier request still says what that request's input was.
     Turns compare by value (their message dicts with `==`), the token counter
-    as the same counter.
+    as the same counter, the memory layout as the same object: whether a request
+    rebuilt the block is told by the layout object it returns (`is` the one it
+    was given, or not), which an equal copy would not keep.
     """
     key: list[Any] = []
     for name, value in zip(_INPUT_NAMES, _INPUT_FIELDS(inp), strict=True):
-        if name == "items":
+        if name == "memory_layout":
+            key.append((id(value), value))  # the object held: its id stays its own
+        elif name == "items":
             key.append(tuple((_ITEM_FIELDS(it), tuple(it.versions)) for it in value))
         elif isinstance(value, Mapping):
             key.append(tuple(value.items()))

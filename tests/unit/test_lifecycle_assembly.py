@@ -20,7 +20,7 @@ from policies.memory.forgetting import (
     fades,
     grade,
 )
-from policies.types import AssembledContext, ItemVersion, MemoryItem, Turn
+from policies.types import AssembledContext, ItemVersion, MemoryItem, MemoryLayout, Turn
 from tests.unit.test_assembly import check_structure, count, msg, turns_from
 
 
@@ -269,3 +269,8 @@ def test_an_input_key_holds_the_input_as_it_was_when_taken() -> None:
     assert input_key(inp) == key
     assert input_key(replace(inp, budget=401)) != key
     assert input_key(make(chat(7), 400, items=[note], backbone_levels=levels)) != key
+    # The layout by identity: a request tells a rebuilt block by the object it returns.
+    layout = MemoryLayout((), 0, frozenset(), {}, "", 3)
+    laid = input_key(replace(inp, memory_layout=layout))
+    assert input_key(replace(inp, memory_layout=layout)) == laid
+    assert input_key(replace(inp, memory_layout=replace(layout))) != laid
