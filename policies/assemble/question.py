@@ -69,6 +69,7 @@ _ASKS_WORK = Lexicon.named("question", "asks_work")
 # description: "is it a waterproof one?"): only one that stresses where,
 # when, how or with whom something happened points back.
 PAST_REFERENCE = Lexicon.named("question", "past_reference")
+PAST_REFERENCE_RULE = "past_reference"
 
 
 # A past tense whose subject is an anaphor ("did you make it?", "how was it?",
@@ -88,8 +89,14 @@ class Question:
 
     kinds: frozenset[Kind]
     rules: tuple[str, ...]  # names of the rules that fired
-    # It points back at the conversation's past (`PAST_REFERENCE`).
-    refers_back: bool = False
+    # The rule by which it points back at the conversation's past ("": it does
+    # not): `PAST_REFERENCE_RULE`, or the assembler's own reading of the input
+    # (a question about a speaker of the conversation).
+    points_back_by: str = ""
+
+    @property
+    def refers_back(self) -> bool:
+        return bool(self.points_back_by)
 
     @property
     def seeks_past(self) -> bool:
@@ -130,4 +137,5 @@ def read_question(text: str) -> Question:
         return NOT_A_QUESTION
     fired = [r for r in RULES if r.cue.search(text)]
     kinds: set[Kind] = {"lookup", *(r.kind for r in fired)}
-    return Question(frozenset(kinds), tuple(r.name for r in fired), _points_back(text))
+    by = PAST_REFERENCE_RULE if _points_back(text) else ""
+    return Question(frozenset(kinds), tuple(r.name for r in fired), by)

@@ -108,7 +108,8 @@ def test_a_question_about_the_past_gets_its_evidence_with_its_date(
     sent = text_of(ctx)
     assert found in sent
     assert date in sent  # "yesterday" read against the session's own date
-    assert any(c.reason == EVIDENCE_CUT for c in ctx.candidates)
+    # The record names the rule by which the question points back.
+    assert any(c.reason == f"{EVIDENCE_CUT} (past_reference)" for c in ctx.candidates)
 
 
 @pytest.mark.parametrize(
@@ -133,7 +134,7 @@ def test_work_on_the_task_keeps_the_backbone(
 ) -> None:
     messages = conversation(first, fact, filler, "Sure, happy to help with that.")
     ctx = assemble(messages, asked, 200)
-    assert not any(c.reason == EVIDENCE_CUT for c in ctx.candidates)
+    assert not any(c.reason.startswith(EVIDENCE_CUT) for c in ctx.candidates)
 
 
 def hit(ordinal: int, role: str, text: str, score: float) -> RecallHit:
@@ -273,7 +274,7 @@ def test_a_standing_rule_stays_when_the_frozen_part_gives_way(
     messages[at] = {"role": "user", "content": rule}
     plain = assemble(messages, question, 200)
     kept = assemble(messages, question, 200, [item("r", rule, at, "directive")])
-    assert any(c.reason == EVIDENCE_CUT for c in kept.candidates)
+    assert any(c.reason.startswith(EVIDENCE_CUT) for c in kept.candidates)
     assert rule not in text_of(plain)
     assert rule in text_of(kept)
 
@@ -310,6 +311,7 @@ def test_a_question_about_a_speaker_points_back(question: str, points_back: bool
     fact = "I carve little wooden owls in the workshop on Saturdays, they sell at the market."
     ctx = assemble(_between_two(fact), question, 220)
     assert ctx.tokens <= 220
-    assert any(c.reason == EVIDENCE_CUT for c in ctx.candidates) is points_back
+    cut = {c.reason for c in ctx.candidates if c.reason.startswith(EVIDENCE_CUT)}
+    assert cut == ({f"{EVIDENCE_CUT} (names_speaker)"} if points_back else set())
     if points_back:
         assert "wooden owls" in text_of(ctx)

@@ -110,7 +110,7 @@ def assemble_backbone(inp: AssemblyInput, p: BackboneParams) -> AssembledContext
     rec = _read_input(inp, p, stale, lay.hist_room)
     cut = _evidence_cut(inp, lay, rec)
     _hold_back_annotations(inp, lay, cut)
-    frozen_msgs, gone, frozen_candidates = _frozen_part(lay, cut)
+    frozen_msgs, gone, frozen_candidates = _frozen_part(lay, cut, rec.question)
     frozen_t = sum(lay.r.render(i).tokens for i in range(lay.n) if i not in cut)
     live_turns = [t for u in lay.units[lay.n :] for t in u.turns()]
     recalled = _recalled(inp, lay, rec, gone, lay.hist_room - frozen_t - lay.live_tokens)
@@ -219,7 +219,7 @@ def _read_input(
     if question.seeks_past and not question.refers_back and inp.names_speaker:
         # "What does Dana do on weekends?": what a speaker of the conversation
         # does or is, asked in the present, is still what they said before.
-        question = replace(question, rules=(*question.rules, NAMES_SPEAKER), refers_back=True)
+        question = replace(question, points_back_by=NAMES_SPEAKER)
     return _Recall(
         question,
         term_set(asked),
@@ -284,9 +284,11 @@ def _hold_back_annotations(inp: AssemblyInput, lay: _Layout, cut: set[int]) -> N
 
 
 def _frozen_part(
-    lay: _Layout, cut: set[int]
+    lay: _Layout, cut: set[int], question: Question
 ) -> tuple[list[dict[str, Any]], set[int], list[Candidate]]:
-    """The frozen part's messages, the ordinals recall may bring back, the candidates."""
+    """The frozen part's messages, the ordinals recall may bring back, the candidates
+    (a turn cut for the evidence names the rule by which the question points back)."""
+    cut_reason = f"{EVIDENCE_CUT} ({question.points_back_by})"
     messages: list[dict[str, Any]] = []
     candidates: list[Candidate] = []
     gone: set[int] = set()
@@ -295,9 +297,7 @@ def _frozen_part(
         if i in cut:
             gone.update(t.ordinal for t in u.turns())
             candidates += [
-                Candidate(
-                    "turn", str(t.ordinal), t.tokens, 0.0, "dropped", EVIDENCE_CUT, "backbone"
-                )
+                Candidate("turn", str(t.ordinal), t.tokens, 0.0, "dropped", cut_reason, "backbone")
                 for t in u.turns()
             ]
             continue
